@@ -1,0 +1,46 @@
+# Two entry points for a fresh machine (see README): `make demo` and `make test`.
+# Each creates .venv on first use; torch's CPU build is installed before anything that depends
+# on torch, so pip never pulls the multi-GB CUDA build.
+
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip --disable-pip-version-check -q
+TORCH_VERSION := 2.13.0
+
+.PHONY: demo test lint bench schemas docs clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Lint-only install: what a pre-commit user gets (no torch, mlflow or textual).
+$(VENV)/.installed-base: pyproject.toml | $(PY)
+	$(PIP) install -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(PY)
+	$(PIP) install torch==$(TORCH_VERSION)
+	$(PIP) install -e '.[dev]'
+	touch $@ $(VENV)/.installed-base
+
+demo: $(VENV)/.installed-base
+	@echo "== aml-lint on the seed's specs: command, sweep, distributed, pipeline, components, schedule =="
+	$(VENV)/bin/aml-lint scenarios/command-job scenarios/sweep-job scenarios/distributed-job scenarios/pipeline scenarios/schedule
+	@echo
+	@echo "== aml-lint on a deliberately broken spec (exit status 1 is expected) =="
+	@$(VENV)/bin/aml-lint scenarios/broken-spec; status=$$?; test $$status -eq 1
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed-base
+	$(PY) bench/lint_bench.py
+
+schemas: $(VENV)/.installed-base
+	$(PY) tools/build_schemas.py
+
+docs: $(VENV)/.installed-base
+	$(PY) tools/build_docs.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,0 +1,166 @@
+"""`aml-lint`: the command-line face of the validator.
+
+Exit codes: 0 no errors; 1 errors found (or warnings, with --strict); 2 usage, configuration
+or internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+
+EPILOG = """\
+examples:
+  aml-lint jobs/                     lint every Azure ML spec under jobs/
+  aml-lint --format sarif . > a.sarif
+  cat job.yml | aml-lint - --stdin-filename jobs/job.yml
+  aml-lint --explain AML101          what a rule checks, with a bad and a good example
+
+configuration: [tool.amllab.lint] in pyproject.toml (select, ignore, per-file-ignores,
+warnings-as-errors, max-file-size); inline: `# amllab: ignore[AML101]`, `# amllab: ignore-file`.
+"""
+
+
+def _codes(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    return [c.strip().upper() if c.strip().upper() != "ALL" else "ALL" for c in text.split(",") if c.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="aml-lint", description="Strict, offline checker for Azure ML v2 job, component and "
+        "schedule YAML.", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("paths", nargs="*", metavar="PATH",
+                        help="files or directories (default: .); '-' reads standard input")
+    parser.add_argument("--format", choices=("text", "json", "github", "sarif"),
+                        help="output format (default: text, or github when GITHUB_ACTIONS=true)")
+    parser.add_argument("--select", metavar="CODES", help="only these codes or prefixes (comma-separated)")
+    parser.add_argument("--extend-select", metavar="CODES", help="add codes to the configured selection")
+    parser.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
+    parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    parser.add_argument("--config", type=Path, metavar="FILE",
+                        help="read [tool.amllab.lint] from FILE instead of the nearest pyproject.toml")
+    parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
+    parser.add_argument("--stdin-filename", metavar="PATH",
+                        help="the path to report (and to resolve relative paths from) for '-'")
+    parser.add_argument("--max-file-size", type=int, metavar="BYTES", help="largest file to read")
+    parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
+                        help="worker processes for large trees (default: one per core)")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="show info findings and which files were checked or skipped, and why")
+    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
+    parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
+    parser.add_argument("--version", action="version", version=f"aml-lint {__version__}")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return _run(args, parser)
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        # `aml-lint . | head`: the reader left; that is not an error of ours.
+        sys.stderr = open(os.devnull, "w")
+        return 0
+
+
+def _fail(message: str) -> int:
+    sys.stderr.write(f"aml-lint: error: {message}\n")
+    return 2
+
+
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+    from . import config as config_module
+    from .diagnostic import Severity
+    from .engine import LintResult, iter_spec_files, lint_bytes, lint_paths
+    from .errors import AmllabError
+    from .rules import RULES
+    from . import report
+
+    if args.list_rules:
+        for code, rule in RULES.items():
+            print(f"{code}  {rule.name:<28} {str(rule.severity):<8} {rule.summary}")
+        return 0
+    if args.explain:
+        code = args.explain.strip().upper()
+        rule = RULES.get(code)
+        if rule is None:
+            from .suggest import closest
+
+            close = closest(code, RULES)
+            return _fail(f"unknown rule code '{args.explain}'" + (f"; did you mean {close}?" if close else "")
+                         + " (aml-lint --list-rules shows them all)")
+        sys.stdout.write(rule.explain())
+        return 0
+
+    try:
+        if args.isolated:
+            config = config_module.Config()
+        else:
+            config = config_module.load(Path.cwd(), RULES, args.config)
+        overrides = {}
+        for flag in ("select", "ignore", "extend_select"):
+            codes = _codes(getattr(args, flag))
+            if codes is not None:
+                # Validate like the configuration file, so a typo gets one clear message.
+                config_module._codes(codes, "--" + flag.replace("_", "-"), Path("command line"), RULES)
+                overrides[flag] = tuple(codes)
+        if "extend_select" in overrides:
+            overrides["select"] = tuple(overrides.get("select", config.select)) + overrides.pop("extend_select")
+        if args.strict:
+            overrides["warnings_as_errors"] = ("ALL",)
+        if args.max_file_size is not None:
+            if args.max_file_size <= 0:
+                return _fail("--max-file-size must be a positive number of bytes")
+            overrides["max_file_size"] = args.max_file_size
+        config = config.with_overrides(**overrides)
+
+        paths = args.paths or ["."]
+        if "-" in paths:
+            if len(paths) > 1:
+                return _fail("'-' (standard input) cannot be combined with other paths")
+            display = args.stdin_filename or "<stdin>"
+            base = Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd()
+            raw = sys.stdin.buffer.read()
+            result = LintResult([lint_bytes(raw, display, config, base)])
+            sources = {display: raw.decode("utf-8", errors="replace")}
+        else:
+            missing = [p for p in paths if not Path(p).exists()]
+            if missing:
+                return _fail(f"no such file or directory: {missing[0]}")
+            jobs = args.jobs or (os.cpu_count() or 1)
+            result = lint_paths(paths, config, jobs=jobs)
+            sources = {}
+    except AmllabError as error:
+        return _fail(str(error))
+
+    floor = Severity.INFO if args.verbose else Severity.WARNING
+    shown = [d for d in result.diagnostics if d.severity >= floor]
+    fmt = args.format or report.default_format()
+    out = sys.stdout
+    if fmt == "text":
+        color = args.color == "always" or (args.color == "auto" and out.isatty()
+                                           and "NO_COLOR" not in os.environ)
+        report.write_text(result, shown, out, color=color, sources=sources, verbose=args.verbose)
+    elif fmt == "json":
+        report.write_json(result, shown, out)
+    elif fmt == "github":
+        report.write_github(shown, out)
+        sys.stderr.write(report.summary(result, shown) + "\n")
+    else:
+        report.write_sarif(shown, out)
+    out.flush()
+
+    if result.internal_errors:
+        return 2
+    return 1 if any(d.severity is Severity.ERROR for d in result.diagnostics) else 0

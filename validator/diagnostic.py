@@ -1,0 +1,54 @@
+"""The one value every check produces: a :class:`Diagnostic` pointing at a place in a file."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class Severity(enum.IntEnum):
+    """Ordered so that ``max()`` over findings gives the worst one."""
+
+    INFO = 1
+    WARNING = 2
+    ERROR = 3
+
+    def __str__(self) -> str:  # "error", as users read and write it
+        return self.name.lower()
+
+    @classmethod
+    def parse(cls, text: str) -> "Severity":
+        try:
+            return cls[text.strip().upper()]
+        except KeyError:
+            raise ValueError(f"unknown severity {text!r}; use error, warning or info") from None
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    """One finding. ``line`` and ``column`` are 1-based; ``pointer`` is the JSON pointer of the
+    offending key or value inside the document (``""`` for the whole file)."""
+
+    path: str
+    line: int
+    column: int
+    code: str
+    message: str
+    severity: Severity = field(default=Severity.ERROR, compare=False)
+    pointer: str = field(default="", compare=False)
+    hint: str | None = field(default=None, compare=False)
+    # Where the highlighted span ends on the same line (exclusive, 1-based); 0 = one caret.
+    end_column: int = field(default=0, compare=False)
+
+    def to_dict(self) -> dict:
+        return {
+            "path": self.path,
+            "line": self.line,
+            "column": self.column,
+            "end_column": self.end_column or self.column + 1,
+            "code": self.code,
+            "severity": str(self.severity),
+            "message": self.message,
+            "pointer": self.pointer,
+            "hint": self.hint,
+        }

@@ -1,0 +1,147 @@
+"""The lint pipeline for one file and for many:
+
+    bytes ─▶ decode ─▶ parse (data + positions) ─▶ kind ─▶ schema ─▶ rule checks
+          ─▶ configuration (select/ignore/per-file) ─▶ inline suppressions ─▶ FileReport
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from . import kinds, loader, suppress
+from .config import Config
+from .diagnostic import Diagnostic, Severity
+from .rules import RULES, checks_for
+from .schema_check import check_schema
+
+YAML_SUFFIXES = (".yml", ".yaml")
+SKIP_DIRS = {"node_modules", "__pycache__", "venv", "site-packages"}
+
+
+@dataclass
+class FileReport:
+    path: str
+    kind: str | None = None
+    skipped: str | None = None
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+    def count(self, severity: Severity) -> int:
+        return sum(1 for d in self.diagnostics if d.severity is severity)
+
+
+@dataclass
+class LintResult:
+    files: list[FileReport] = field(default_factory=list)
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return [d for f in self.files for d in f.diagnostics]
+
+    def count(self, severity: Severity) -> int:
+        return sum(f.count(severity) for f in self.files)
+
+    @property
+    def internal_errors(self) -> int:
+        return sum(1 for d in self.diagnostics if d.code == "AML000" and "internal error" in d.message)
+
+
+def _run_checks(document: loader.Document) -> list[Diagnostic]:
+    findings: list[Diagnostic] = []
+    for rule in checks_for(document.kind or ""):
+        try:
+            findings.extend(rule.check(document))  # type: ignore[misc]
+        except Exception as error:  # a bug of ours must not hide the other findings
+            findings.append(Diagnostic(
+                document.path, 1, 1, "AML000",
+                f"internal error in rule {rule.code} ({rule.name}): {type(error).__name__}: {error}",
+                hint="please report this to amllab with the file that triggered it"))
+    return findings
+
+
+def lint_text(text: str, path: str = "<stdin>", config: Config | None = None,
+              base_dir: Path | None = None) -> FileReport:
+    """Lint a spec given as text. ``path`` is shown in diagnostics and decides per-file ignores."""
+    return _finish(text, _analyse(path, text, base_dir), config or Config())
+
+
+def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Path | None = None) -> FileReport:
+    config = config or Config()
+    text, problem = loader.decode(path, raw, config.max_file_size)
+    if problem is not None:
+        return _finish("", FileReport(path, diagnostics=[problem]), config)
+    return _finish(text, _analyse(path, text, base_dir), config)
+
+
+def lint_file(path: Path, config: Config | None = None, display: str | None = None) -> FileReport:
+    shown = display or str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return FileReport(shown, diagnostics=[Diagnostic(
+            shown, 1, 1, "AML000", f"cannot read file: {error.strerror or error}")])
+    return lint_bytes(raw, shown, config, path.parent)
+
+
+def _analyse(path: str, text: str, base_dir: Path | None) -> FileReport:
+    document, problems = loader.parse(path, text, base_dir)
+    report = FileReport(path, diagnostics=list(problems))
+    if document.data is None:
+        return report
+    detection = kinds.detect(document)
+    report.diagnostics.extend(detection.diagnostics)
+    report.skipped = detection.skip_reason
+    if detection.kind is None:
+        return report
+    document.kind = report.kind = detection.kind
+    report.diagnostics.extend(check_schema(document))
+    report.diagnostics.extend(_run_checks(document))
+    return report
+
+
+def _finish(text: str, report: FileReport, config: Config) -> FileReport:
+    path = report.path
+    kept = []
+    for diagnostic in report.diagnostics:
+        if not config.enabled(diagnostic.code, path):
+            continue
+        rule = RULES.get(diagnostic.code)
+        # The registry owns severities, so one declaration changes a rule everywhere.
+        if rule is not None and diagnostic.code != "AML000" and rule.severity is not diagnostic.severity:
+            diagnostic = replace(diagnostic, severity=rule.severity)
+        kept.append(diagnostic)
+    kept = suppress.apply(path, kept, suppress.parse(text), set(RULES),
+                          lambda code: config.enabled(code, path))
+    escalated = set()
+    for diagnostic in kept:
+        severity = config.severity(diagnostic.code, diagnostic.severity)
+        escalated.add(diagnostic if severity is diagnostic.severity else replace(diagnostic, severity=severity))
+    report.diagnostics = sorted(escalated, key=lambda d: (d.line, d.column, d.code, d.message))
+    return report
+
+
+def iter_spec_files(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
+    """Files to lint, with whether the user named them explicitly. Directories are walked for
+    *.yml / *.yaml, skipping hidden folders and virtual environments."""
+    for path in paths:
+        if path.is_dir():
+            for folder, dirs, files in os.walk(path):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+                for name in sorted(files):
+                    if name.endswith(YAML_SUFFIXES):
+                        yield Path(folder) / name, False
+        else:
+            yield path, True
+
+
+def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: int = 1) -> LintResult:
+    """Lint files and directories. ``jobs`` > 1 spreads files over worker processes."""
+    config = config or Config()
+    files = [p for p, _ in iter_spec_files(Path(p) for p in paths)]
+    if jobs > 1 and len(files) >= 64:
+        from .parallel import lint_many
+
+        return LintResult(lint_many(files, config, jobs))
+    return LintResult([lint_file(p, config) for p in files])

@@ -1,0 +1,133 @@
+"""Parse the expression language inside spec strings.
+
+``${{inputs.lr}}`` is a reference; ``$[[ --lr ${{inputs.lr}} ]]`` is an optional block, kept
+only when the optional input inside it has a value (SPEC §3.10). The parser is total: any text
+yields references, blocks and syntax problems, never an exception. The runner substitutes with
+the same parser, so what the linter accepts is exactly what the runner understands.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+OPEN, CLOSE = "${{", "}}"
+BLOCK_OPEN, BLOCK_CLOSE = "$[[", "]]"
+
+# Names as the SDK writes them (node names, port names, search-space keys, attribute paths);
+# hyphens pass here so the name rules can report them with a better message.
+_PATH_RE = re.compile(r"^[A-Za-z_][\w-]*(?:\.[A-Za-z0-9_][\w-]*)*$")
+_SINGLE_BRACE_RE = re.compile(r"(?<![\$\{])\{(inputs|outputs|search_space)\.([A-Za-z0-9_.-]+)\}(?!\})")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """One ``${{...}}``: ``text`` is the whole token, ``parts`` the dotted path inside it."""
+
+    text: str
+    start: int
+    end: int
+    parts: tuple[str, ...]
+    block: int | None = None  # index into Template.blocks when inside $[[ ]]
+
+    @property
+    def context(self) -> str:
+        return self.parts[0] if self.parts else ""
+
+    @property
+    def dotted(self) -> str:
+        return ".".join(self.parts)
+
+
+@dataclass(frozen=True)
+class Block:
+    start: int
+    end: int  # offset after "]]"
+
+    def body(self, text: str) -> str:
+        return text[self.start + len(BLOCK_OPEN): self.end - len(BLOCK_CLOSE)]
+
+
+@dataclass(frozen=True)
+class Problem:
+    start: int
+    end: int
+    token: str
+    message: str
+
+
+@dataclass
+class Template:
+    text: str
+    references: list[Reference] = field(default_factory=list)
+    blocks: list[Block] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    deprecated: list[Reference] = field(default_factory=list)
+
+
+def has_expression(text: str) -> bool:
+    return OPEN in text or BLOCK_OPEN in text or "{inputs." in text or "{outputs." in text \
+        or "{search_space." in text
+
+
+def parse(text: str) -> Template:
+    """Split ``text`` into references and optional blocks, recording malformed parts."""
+    template = Template(text)
+    block_index: int | None = None
+    block_start = -1
+    i = 0
+    n = len(text)
+    while i < n:
+        if text.startswith(BLOCK_OPEN, i):
+            if block_index is not None:
+                template.problems.append(Problem(i, i + 3, BLOCK_OPEN,
+                                                 "optional blocks '$[[ ]]' cannot be nested"))
+                i += 3
+                continue
+            block_index = len(template.blocks)
+            block_start = i
+            i += 3
+            continue
+        if text.startswith(BLOCK_CLOSE, i) and block_index is not None:
+            block = Block(block_start, i + 2)
+            template.blocks.append(block)
+            inside = [r for r in template.references if r.block == block_index]
+            if not inside:
+                template.problems.append(Problem(
+                    block.start, block.end, text[block.start:block.end],
+                    "an optional block '$[[ ]]' must contain an input reference such as "
+                    "'${{inputs.x}}'; without one it is never dropped"))
+            block_index = None
+            i += 2
+            continue
+        if text.startswith(OPEN, i):
+            close = text.find(CLOSE, i + 3)
+            # A new "${{" before the closing braces means this one was never closed.
+            reopen = text.find(OPEN, i + 3)
+            if close == -1 or (reopen != -1 and reopen < close):
+                token = text[i: (reopen if reopen != -1 else min(n, i + 40))]
+                template.problems.append(Problem(i, i + 3, token.rstrip(),
+                                                 "'${{' is never closed with '}}'"))
+                i += 3
+                continue
+            token = text[i: close + 2]
+            inner = text[i + 3: close].strip()
+            if not inner:
+                template.problems.append(Problem(i, close + 2, token, "empty expression '${{}}'"))
+            elif not _PATH_RE.match(inner):
+                template.problems.append(Problem(
+                    i, close + 2, token,
+                    f"'{token}' is not a reference: write a dotted name such as '${{{{inputs.lr}}}}'"))
+            else:
+                template.references.append(Reference(token, i, close + 2, tuple(inner.split(".")),
+                                                     block_index))
+            i = close + 2
+            continue
+        i += 1
+    if block_index is not None:
+        template.problems.append(Problem(block_start, block_start + 3, BLOCK_OPEN,
+                                         "'$[[' is never closed with ']]'"))
+    for match in _SINGLE_BRACE_RE.finditer(text):
+        parts = (match.group(1),) + tuple(match.group(2).split("."))
+        template.deprecated.append(Reference(match.group(0), match.start(), match.end(), parts))
+    return template

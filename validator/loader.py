@@ -1,0 +1,352 @@
+"""Read one YAML file into plain data plus a position for every key and value.
+
+PyYAML's composer gives a node tree with marks; we build the Python data ourselves from it so
+that we can (a) remember where every key and value sits, (b) report duplicate keys that
+``yaml.safe_load`` silently collapses, (c) refuse unsafe or unknown tags, and (d) stop alias
+bombs before they expand. Nothing here raises on bad input: problems become diagnostics.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+from yaml.constructor import SafeConstructor
+
+from .diagnostic import Diagnostic, Severity
+
+try:  # libyaml's composer is ~10x faster and keeps marks
+    _Loader: type = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+DEFAULT_MAX_BYTES = 1024 * 1024
+# A real spec repeats a handful of anchored blocks; a billion-laughs file repeats millions.
+MAX_ALIAS_EXPANSIONS = 10_000
+MAX_DEPTH = 200
+
+_YAML = "tag:yaml.org,2002:"
+_SCALAR_TAGS = {_YAML + t for t in ("str", "int", "float", "bool", "null")}
+_KEEP_AS_TEXT_TAGS = {_YAML + "timestamp", _YAML + "binary"}
+_constructor = SafeConstructor()
+
+Path_ = tuple  # a path into the data: ("jobs", "train", "inputs", 0)
+
+
+@dataclass(frozen=True)
+class Position:
+    """1-based line/column of a key (for mapping members) and of its value."""
+
+    key_line: int
+    key_column: int
+    key_end: int
+    value_line: int
+    value_column: int
+    value_end: int
+
+
+@dataclass
+class Document:
+    """A loaded YAML file: its data, where each part of it sits, and its source lines."""
+
+    path: str
+    text: str
+    data: Any = None
+    positions: dict[Path_, Position] = field(default_factory=dict)
+    base_dir: Path = field(default_factory=Path)
+    kind: str | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        cached = self.__dict__.get("_lines")
+        if cached is None:
+            cached = self.text.splitlines()
+            self.__dict__["_lines"] = cached
+        return cached
+
+    def locate(self, where: Path_, *, key: bool = False) -> tuple[int, int, int]:
+        """(line, column, end_column) of the value at ``where`` (or of its key), falling back
+        to the nearest ancestor that has a position."""
+        probe = tuple(where)
+        while True:
+            pos = self.positions.get(probe)
+            if pos is not None:
+                if key and pos.key_line:
+                    return pos.key_line, pos.key_column, pos.key_end
+                return pos.value_line, pos.value_column, pos.value_end
+            if not probe:
+                return 1, 1, 0
+            probe = probe[:-1]
+
+    def locate_text(self, where: Path_, needle: str, occurrence: int = 0) -> tuple[int, int, int]:
+        """Position of the ``occurrence``-th ``needle`` inside the scalar at ``where``: a value may
+        be quoted, folded or a block scalar, so search the source from the value's start."""
+        line, column, end = self.locate(where)
+        lines = self.lines
+        seen = 0
+        start = column - 1
+        for index in range(line - 1, min(len(lines), line - 1 + 1000)):
+            text = lines[index]
+            found = text.find(needle, start)
+            while found != -1:
+                if seen == occurrence:
+                    return index + 1, found + 1, found + 1 + len(needle)
+                seen += 1
+                found = text.find(needle, found + 1)
+            start = 0
+        return line, column, end
+
+    def diagnostic(
+        self,
+        code: str,
+        message: str,
+        where: Path_ = (),
+        *,
+        key: bool = False,
+        severity: Severity = Severity.ERROR,
+        hint: str | None = None,
+        span: tuple[int, int, int] | None = None,
+    ) -> Diagnostic:
+        line, column, end = span or self.locate(where, key=key)
+        return Diagnostic(
+            path=self.path,
+            line=line,
+            column=column,
+            code=code,
+            message=message,
+            severity=severity,
+            pointer=to_pointer(where),
+            hint=hint,
+            end_column=end,
+        )
+
+
+def to_pointer(where: Path_) -> str:
+    """RFC 6901 JSON pointer for a data path."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in where)
+
+
+class _Abort(Exception):
+    """Raised inside the walk to stop at the first structural problem that makes the rest moot."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+
+
+def _end_column(node: yaml.Node) -> int:
+    if node.start_mark.line == node.end_mark.line:
+        return node.end_mark.column + 1
+    return 0
+
+
+class _Builder:
+    """Turns a composed node tree into plain data, recording positions and problems."""
+
+    def __init__(self, path: str):
+        self.path = path
+        self.positions: dict[Path_, Position] = {}
+        self.problems: list[Diagnostic] = []
+        self.visited: set[int] = set()
+        self.expansions = 0
+        self.active: set[int] = set()
+
+    def _diag(self, node: yaml.Node, code: str, message: str, hint: str | None = None) -> Diagnostic:
+        mark = node.start_mark
+        return Diagnostic(
+            path=self.path,
+            line=mark.line + 1,
+            column=mark.column + 1,
+            code=code,
+            message=message,
+            hint=hint,
+            end_column=_end_column(node),
+        )
+
+    def build(self, node: yaml.Node, where: Path_, key_node: yaml.Node | None, depth: int) -> Any:
+        node_id = id(node)
+        if node_id in self.active:
+            raise _Abort(self._diag(node, "AML007", "recursive alias: this node contains itself",
+                                    "remove the alias that points back into its own anchor"))
+        if node_id in self.visited:
+            # The same node reached again means an alias is being expanded.
+            self.expansions += 1
+            if self.expansions > MAX_ALIAS_EXPANSIONS:
+                raise _Abort(self._diag(
+                    node, "AML007",
+                    f"aliases expand to more than {MAX_ALIAS_EXPANSIONS} nodes (a 'billion laughs' file)",
+                    "write the repeated blocks out, or use fewer nested aliases"))
+        self.visited.add(node_id)
+        if depth > MAX_DEPTH:
+            raise _Abort(self._diag(node, "AML007", f"nesting deeper than {MAX_DEPTH} levels",
+                                    "flatten the document"))
+
+        if key_node is not None:
+            self.positions[where] = Position(
+                key_node.start_mark.line + 1, key_node.start_mark.column + 1, _end_column(key_node),
+                node.start_mark.line + 1, node.start_mark.column + 1, _end_column(node))
+        else:
+            self.positions[where] = Position(
+                0, 0, 0, node.start_mark.line + 1, node.start_mark.column + 1, _end_column(node))
+
+        if isinstance(node, yaml.ScalarNode):
+            return self._scalar(node)
+        self.active.add(node_id)
+        try:
+            if isinstance(node, yaml.SequenceNode):
+                self._check_collection_tag(node, _YAML + "seq")
+                return [self.build(item, where + (i,), None, depth + 1) for i, item in enumerate(node.value)]
+            self._check_collection_tag(node, _YAML + "map")
+            return self._mapping(node, where, depth)
+        finally:
+            self.active.discard(node_id)
+
+    def _check_collection_tag(self, node: yaml.Node, expected: str) -> None:
+        if node.tag != expected and node.tag not in (_YAML + "omap", _YAML + "set", _YAML + "pairs"):
+            self._unsafe_tag(node)
+
+    def _unsafe_tag(self, node: yaml.Node) -> None:
+        tag = node.tag
+        shown = "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
+        if "python/" in tag:
+            message = f"unsafe tag '{shown}': it asks the loader to run Python code"
+        else:
+            message = f"unknown tag '{shown}': Azure ML loads specs with a safe loader that rejects it"
+        self.problems.append(self._diag(node, "AML006", message, "remove the tag and write a plain value"))
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        tag = node.tag
+        if tag in _SCALAR_TAGS:
+            try:
+                return _constructor.yaml_constructors[tag](_constructor, node)
+            except (ValueError, yaml.YAMLError):
+                return node.value
+        if tag in _KEEP_AS_TEXT_TAGS:
+            # Keep dates as written: the schema speaks JSON, and messages quote the source text.
+            return node.value
+        self._unsafe_tag(node)
+        return node.value
+
+    def _mapping(self, node: yaml.MappingNode, where: Path_, depth: int) -> dict:
+        result: dict = {}
+        first_seen: dict[str, yaml.Node] = {}
+        merged: list[tuple[yaml.Node, yaml.Node]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _YAML + "merge":
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for source in sources:
+                    if isinstance(source, yaml.MappingNode):
+                        merged.extend(source.value)
+                    else:
+                        self.problems.append(self._diag(
+                            source, "AML001", "a merge key '<<' must point at a mapping"))
+                continue
+            if not isinstance(key_node, yaml.ScalarNode):
+                self.problems.append(self._diag(
+                    key_node, "AML001", "mapping keys must be plain scalars, not collections",
+                    "write the key as a plain string"))
+                continue
+            key = key_node.value
+            if key in first_seen:
+                earlier = first_seen[key].start_mark
+                self.problems.append(self._diag(
+                    key_node, "AML002",
+                    f"duplicate key '{key}' (first defined at line {earlier.line + 1}); "
+                    "YAML loaders silently keep only the last one",
+                    "remove one of the two, or merge their contents"))
+            first_seen[key] = key_node
+            result[key] = self.build(value_node, where + (key,), key_node, depth + 1)
+        # Merged keys fill in only what the mapping does not set itself (YAML merge semantics).
+        for key_node, value_node in merged:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if key is not None and key not in result:
+                result[key] = self.build(value_node, where + (key,), key_node, depth + 1)
+        return result
+
+
+def _problem_mark(error: yaml.YAMLError) -> tuple[int, int]:
+    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+    if mark is None:
+        return 1, 1
+    return mark.line + 1, mark.column + 1
+
+
+def _syntax_diagnostic(path: str, text: str, error: yaml.YAMLError) -> Diagnostic:
+    line, column = _problem_mark(error)
+    lines = text.splitlines()
+    source_line = lines[line - 1] if 0 < line <= len(lines) else ""
+    indent = source_line[: len(source_line) - len(source_line.lstrip(" \t"))]
+    if "\t" in indent:
+        return Diagnostic(path, line, indent.index("\t") + 1, "AML003",
+                          "tab character used for indentation; YAML allows only spaces there",
+                          hint="replace the tab with spaces (this file uses spaces elsewhere)")
+    problem = getattr(error, "problem", None) or str(error).splitlines()[0]
+    context = getattr(error, "context", None)
+    message = f"YAML syntax error: {problem}"
+    if context:
+        message += f" ({context})"
+    return Diagnostic(path, line, column, "AML001", message,
+                      hint="check the indentation and quoting around this position")
+
+
+def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str | None, Diagnostic | None]:
+    """Bytes to text, or the diagnostic that says why not."""
+    if len(raw) > max_bytes:
+        return None, Diagnostic(path, 1, 1, "AML009",
+                                f"file is {len(raw):,} bytes, over the {max_bytes:,}-byte limit for a spec",
+                                hint="a job spec is a few kilobytes; raise `max-file-size` if this is intended")
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        before = raw[: error.start]
+        line = before.count(b"\n") + 1
+        column = error.start - (before.rfind(b"\n") + 1) + 1
+        return None, Diagnostic(path, line, column, "AML008",
+                                f"byte 0x{raw[error.start]:02x} is not valid UTF-8",
+                                hint="save the file as UTF-8 (the service reads specs as UTF-8)")
+
+
+def parse(path: str, text: str, base_dir: Path | None = None) -> tuple[Document, list[Diagnostic]]:
+    """Compose ``text`` and build a :class:`Document`; ``data`` stays ``None`` when unusable."""
+    document = Document(path=path, text=text, base_dir=base_dir or Path(path).parent)
+    try:
+        roots = list(yaml.compose_all(text, Loader=_Loader))
+    except yaml.YAMLError as error:
+        return document, [_syntax_diagnostic(path, text, error)]
+    except RecursionError:  # pragma: no cover - libyaml caps depth first
+        return document, [Diagnostic(path, 1, 1, "AML007", "nesting too deep to read")]
+    roots = [r for r in roots if r is not None]
+    if len(roots) > 1:
+        mark = roots[1].start_mark
+        return document, [Diagnostic(
+            path, mark.line + 1, mark.column + 1, "AML005",
+            f"file holds {len(roots)} YAML documents; a spec file must hold exactly one",
+            hint="split the documents into separate files (az ml reads only one)")]
+    root = roots[0] if roots else None
+    if root is None or (isinstance(root, yaml.ScalarNode) and root.tag == _YAML + "null"):
+        return document, [Diagnostic(path, 1, 1, "AML004", "file is empty",
+                                     hint="write the spec, or delete the file")]
+    builder = _Builder(path)
+    try:
+        document.data = builder.build(root, (), None, 0)
+    except _Abort as abort:
+        return document, [abort.diagnostic]
+    document.positions = builder.positions
+    return document, builder.problems
+
+
+def load_path(path: Path, display: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Document | None, list[Diagnostic]]:
+    """Read and parse a file on disk; never raises for a missing or unreadable file."""
+    shown = display or str(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as error:
+        return None, [Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {error.strerror or error}")]
+    text, problem = decode(shown, raw, max_bytes)
+    if problem:
+        return None, [problem]
+    return parse(shown, text, path.parent)
+

@@ -1,0 +1,179 @@
+"""Output formats: text (actionlint-style, with the source line and a caret), json, github
+(workflow annotations) and sarif (SARIF 2.1.0, for code-scanning dashboards)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import TextIO
+
+from . import __version__
+from .diagnostic import Diagnostic, Severity
+from .engine import LintResult
+from .rules import RULES
+
+FORMATS = ("text", "json", "github", "sarif")
+
+_COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "info": "\033[1;36m",
+           "bold": "\033[1m", "dim": "\033[2m", "reset": "\033[0m", "green": "\033[1;32m"}
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"{_COLORS[style]}{text}{_COLORS['reset']}" if color else text
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary(result: LintResult, shown: list[Diagnostic]) -> str:
+    errors = sum(1 for d in shown if d.severity is Severity.ERROR)
+    warnings = sum(1 for d in shown if d.severity is Severity.WARNING)
+    checked = sum(1 for f in result.files if f.kind is not None)
+    skipped = sum(1 for f in result.files if f.kind is None and f.skipped)
+    tail = f"{_plural(checked, 'spec')} checked"
+    if skipped:
+        tail += f", {_plural(skipped, 'file')} skipped"
+    if not errors and not warnings:
+        return f"All clean: {tail}."
+    return f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')} ({tail})."
+
+
+def _source_lines(path: str, cache: dict[str, list[str]], sources: dict[str, str]) -> list[str]:
+    if path not in cache:
+        text = sources.get(path)
+        if text is None:
+            try:
+                text = Path(path).read_text("utf-8", errors="replace")
+            except OSError:
+                text = ""
+        cache[path] = text.splitlines()
+    return cache[path]
+
+
+def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
+               sources: dict[str, str] | None = None, verbose: bool = False) -> None:
+    cache: dict[str, list[str]] = {}
+    for diagnostic in shown:
+        severity = str(diagnostic.severity)
+        head = (f"{_paint(f'{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:', 'bold', color)} "
+                f"{_paint(diagnostic.code, severity, color)} {_paint(severity, severity, color)}: "
+                f"{diagnostic.message}")
+        out.write(head + "\n")
+        lines = _source_lines(diagnostic.path, cache, sources or {})
+        if 0 < diagnostic.line <= len(lines):
+            source = lines[diagnostic.line - 1].expandtabs(1)
+            gutter = " " * len(str(diagnostic.line))
+            width = 1
+            if diagnostic.end_column > diagnostic.column:
+                width = diagnostic.end_column - diagnostic.column
+            width = max(1, min(width, len(source) - diagnostic.column + 1))
+            caret = " " * (diagnostic.column - 1) + "^" + "~" * (width - 1)
+            out.write(f"{gutter} |\n{diagnostic.line} | {source}\n{gutter} | {_paint(caret, severity, color)}\n")
+            if diagnostic.hint:
+                out.write(f"{gutter} = {_paint('help', 'bold', color)}: {diagnostic.hint}\n")
+        elif diagnostic.hint:
+            out.write(f"  = {_paint('help', 'bold', color)}: {diagnostic.hint}\n")
+    if verbose:
+        for report in result.files:
+            if report.kind is None and report.skipped:
+                out.write(_paint(f"skipped {report.path}: {report.skipped}", "dim", color) + "\n")
+            elif report.kind is not None:
+                out.write(_paint(f"checked {report.path} as {report.kind}", "dim", color) + "\n")
+    text = summary(result, shown)
+    out.write(_paint(text, "green" if text.startswith("All clean") else "bold", color) + "\n")
+
+
+def write_json(result: LintResult, shown: list[Diagnostic], out: TextIO) -> None:
+    payload = {
+        "version": __version__,
+        "diagnostics": [d.to_dict() for d in shown],
+        "files": [{"path": f.path, "kind": f.kind, "skipped": f.skipped} for f in result.files],
+        "summary": {
+            "errors": sum(1 for d in shown if d.severity is Severity.ERROR),
+            "warnings": sum(1 for d in shown if d.severity is Severity.WARNING),
+            "infos": sum(1 for d in shown if d.severity is Severity.INFO),
+        },
+    }
+    json.dump(payload, out, indent=2)
+    out.write("\n")
+
+
+def _escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_property(text: str) -> str:
+    return _escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write_github(shown: list[Diagnostic], out: TextIO) -> None:
+    level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+    for d in shown:
+        rule = RULES.get(d.code)
+        title = f"{d.code} {rule.name}" if rule else d.code
+        properties = f"file={_escape_property(d.path)},line={d.line},col={d.column}"
+        if d.end_column > d.column:
+            properties += f",endColumn={d.end_column}"
+        message = d.message + (f"\n{d.hint}" if d.hint else "")
+        out.write(f"::{level[d.severity]} {properties},title={_escape_property(title)}::{_escape_data(message)}\n")
+
+
+_SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+
+
+def sarif_document(shown: list[Diagnostic], root: Path | None = None) -> dict:
+    root = (root or Path.cwd()).resolve()
+    codes = sorted(RULES)
+    rules = [{
+        "id": code,
+        "name": RULES[code].name,
+        "shortDescription": {"text": RULES[code].summary},
+        "fullDescription": {"text": RULES[code].doc.strip()},
+        "help": {"text": RULES[code].explain()},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[RULES[code].severity]},
+    } for code in codes]
+    results = []
+    for d in shown:
+        uri = Path(d.path)
+        try:
+            uri = uri.resolve().relative_to(root)
+        except (ValueError, OSError):
+            pass
+        region = {"startLine": max(1, d.line), "startColumn": max(1, d.column)}
+        if d.end_column > d.column:
+            region["endColumn"] = d.end_column
+        result = {
+            "ruleId": d.code,
+            "level": _SARIF_LEVEL[d.severity],
+            "message": {"text": d.message + (f" ({d.hint})" if d.hint else "")},
+            "locations": [{"physicalLocation": {
+                "artifactLocation": {"uri": uri.as_posix(), "uriBaseId": "%SRCROOT%"},
+                "region": region,
+            }}],
+        }
+        if d.code in RULES:
+            result["ruleIndex"] = codes.index(d.code)
+        results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "aml-lint", "version": __version__,
+                                "informationUri": "https://github.com/amllab/amllab",
+                                "rules": rules}},
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": root.as_uri() + "/"}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+def write_sarif(shown: list[Diagnostic], out: TextIO) -> None:
+    json.dump(sarif_document(shown), out, indent=2)
+    out.write("\n")
+
+
+def default_format() -> str:
+    return "github" if os.environ.get("GITHUB_ACTIONS") == "true" else "text"

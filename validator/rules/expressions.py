@@ -1,0 +1,234 @@
+"""AML2xx (first part): the `${{ }}` / `$[[ ]]` expression language in commands and values —
+syntax, and references to inputs, outputs and search-space entries that are not declared.
+Bindings across pipeline steps (`parent.*`) are checked by the pipeline family."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from .. import expressions
+from ..diagnostic import Diagnostic, Severity
+from ..loader import Document, Path_
+from ..suggest import closest
+from ._base import check
+from .file_level import JOB
+
+COMMAND_KINDS = ("commandJob", "sweepJob", "commandComponent", "pipelineJob", "pipelineComponent")
+
+SWEEP = """\
+$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+type: sweep
+trial:
+  command: python train.py --lr ${{search_space.lr}}
+  environment: azureml:sklearn-train:2
+compute: azureml:cpu-cluster
+sampling_algorithm: random
+search_space:
+  lr:
+    type: uniform
+    min_value: 0.001
+    max_value: 0.1
+objective:
+  goal: maximize
+  primary_metric: auc
+limits:
+  max_total_trials: 20
+"""
+
+
+@dataclass
+class CommandSite:
+    """A command string and the names it may refer to."""
+
+    path: Path_
+    text: str
+    inputs: dict
+    outputs: dict
+    search_space: dict | None
+    owner: str
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def command_sites(document: Document) -> Iterator[CommandSite]:
+    data = _mapping(document.data)
+    kind = document.kind
+    if kind in ("commandJob", "commandComponent"):
+        owner = "job" if kind == "commandJob" else "component"
+        yield from _site(("command",), data.get("command"), data, None, f"the {owner}")
+    elif kind == "sweepJob":
+        trial = _mapping(data.get("trial"))
+        yield from _site(("trial", "command"), trial.get("command"), data,
+                         _mapping(data.get("search_space")), "the sweep")
+    elif kind in ("pipelineJob", "pipelineComponent"):
+        for name, node in _mapping(data.get("jobs")).items():
+            node = _mapping(node)
+            base: Path_ = ("jobs", name)
+            yield from _site(base + ("command",), node.get("command"), node, None, f"step '{name}'")
+            for key in ("component", "trial"):
+                inline = _mapping(node.get(key))
+                yield from _site(base + (key, "command"), inline.get("command"), inline, None,
+                                 f"the inline component of step '{name}'")
+
+
+def _site(path: Path_, text: Any, owner_data: dict, search_space: dict | None,
+          owner: str) -> Iterator[CommandSite]:
+    if isinstance(text, str):
+        yield CommandSite(path, text, _mapping(owner_data.get("inputs")),
+                          _mapping(owner_data.get("outputs")), search_space, owner)
+
+
+def _strings(value: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str]]:
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from _strings(item, path + (index,))
+
+
+def _occurrence(template: expressions.Template, start: int, token: str) -> int:
+    """How many times ``token`` appears in the text before ``start`` (to find it in the source)."""
+    return template.text.count(token, 0, start) if token else 0
+
+
+@check("AML201", "expression-syntax", Severity.ERROR,
+       "A `${{ }}` or `$[[ ]]` expression is malformed.",
+       bad=JOB.replace("${{inputs.lr}}", "${{inputs.lr}"), good=JOB)
+def expression_syntax(document: Document) -> Iterator[Diagnostic]:
+    """
+    Every `${{` needs its `}}`; the inside is a dotted name (`inputs.lr`,
+    `parent.jobs.prep.outputs.clean`); optional blocks `$[[ ... ]]` close with `]]`, do not nest,
+    and contain an input reference (a block without one is never dropped, so the brackets only
+    confuse). A malformed expression reaches the script as literal text.
+    """
+    for path, text in _strings(document.data):
+        if not expressions.has_expression(text):
+            continue
+        template = expressions.parse(text)
+        for problem in template.problems:
+            span = document.locate_text(path, problem.token, _occurrence(template, problem.start, problem.token))
+            yield document.diagnostic("AML201", problem.message, path, span=span)
+
+
+def _undeclared(document: Document, code: str, context: str, noun: str) -> Iterator[Diagnostic]:
+    for site in command_sites(document):
+        template = expressions.parse(site.text)
+        declared = site.search_space if context == "search_space" else getattr(site, context)
+        for reference in template.references:
+            if reference.context != context or len(reference.parts) < 2:
+                continue
+            if context == "search_space" and declared is None:
+                continue
+            name = reference.parts[1]
+            if name in declared:
+                continue
+            message = f"'{reference.text}' refers to {noun} '{name}', which {site.owner} does not declare"
+            close = closest(name, declared)
+            if close:
+                message += f"; did you mean '{close}'?"
+            if reference.block is not None:
+                message += " (its optional block would always be dropped)"
+            known = ", ".join(str(k) for k in declared) or "none"
+            where = "search_space" if context == "search_space" else context
+            hint = f"declared {noun}s: {known}; declare '{name}' under `{where}:` or fix the name"
+            span = document.locate_text(site.path, reference.text,
+                                        _occurrence(template, reference.start, reference.text))
+            yield document.diagnostic(code, message, site.path, hint=hint, span=span)
+
+
+@check("AML202", "undefined-input", Severity.ERROR,
+       "A command refers to `${{inputs.X}}` but no input X is declared.",
+       bad=JOB.replace("${{inputs.lr}}", "${{inputs.learning_rate}}"), good=JOB, kinds=COMMAND_KINDS)
+def undefined_input(document: Document) -> Iterator[Diagnostic]:
+    """
+    The command is resolved against the job's (or component's, or step's) own `inputs`. The SDK
+    lets an undeclared reference through `az ml job create --dry-run`-style loading and fails
+    only at submission ("Inputs to job does not contain 'x' referenced in command"); for a
+    component it says "Invalid data binding expression". Inside an optional block `$[[ ]]` the
+    reference is not even checked at submission: the block is silently dropped on every run.
+    """
+    yield from _undeclared(document, "AML202", "inputs", "input")
+
+
+@check("AML203", "undefined-output", Severity.ERROR,
+       "A command refers to `${{outputs.X}}` but no output X is declared.",
+       bad=JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --model-dir ${{outputs.model}}"),
+       good=JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --model-dir ${{outputs.model}}")
+               + "outputs:\n  model:\n    type: uri_folder\n",
+       kinds=COMMAND_KINDS)
+def undefined_output(document: Document) -> Iterator[Diagnostic]:
+    """
+    Nothing in the SDK checks `${{outputs.X}}` in a job's command: the job is submitted and the
+    script receives the literal text instead of a folder. Declare the output (an empty entry
+    `model:` gives a default `uri_folder`).
+    """
+    yield from _undeclared(document, "AML203", "outputs", "output")
+
+
+@check("AML204", "undefined-search-space", Severity.ERROR,
+       "A sweep's trial command refers to `${{search_space.X}}` but the search space has no X.",
+       bad=SWEEP.replace("${{search_space.lr}}", "${{search_space.learning_rate}}"), good=SWEEP,
+       kinds=("sweepJob",))
+def undefined_search_space(document: Document) -> Iterator[Diagnostic]:
+    """
+    Each trial gets the sampled value of every search-space entry; a reference to an entry that
+    does not exist is passed to the script as literal text, so every trial runs with the same
+    (wrong) argument and the sweep tunes nothing.
+    """
+    yield from _undeclared(document, "AML204", "search_space", "search-space entry")
+
+
+@check("AML205", "single-brace-reference", Severity.WARNING,
+       "A command uses the deprecated single-brace form `{inputs.X}`.",
+       bad=JOB.replace("${{inputs.lr}}", "{inputs.lr}"), good=JOB, kinds=COMMAND_KINDS)
+def single_brace_reference(document: Document) -> Iterator[Diagnostic]:
+    """
+    The SDK still rewrites `{inputs.x}` to `${{inputs.x}}`, with a deprecation warning
+    ("Use of {} for parameters is deprecated"). Write the `${{ }}` form.
+    """
+    for site in command_sites(document):
+        template = expressions.parse(site.text)
+        for reference in template.deprecated:
+            modern = "${{" + reference.dotted + "}}"
+            span = document.locate_text(site.path, reference.text,
+                                        _occurrence(template, reference.start, reference.text))
+            yield document.diagnostic(
+                "AML205", f"'{reference.text}' is the deprecated single-brace form",
+                site.path, severity=Severity.WARNING, hint=f"write '{modern}'", span=span)
+
+
+@check("AML206", "command-context", Severity.ERROR,
+       "A command uses an expression that is not available to a command (`parent.*`, `name`...).",
+       bad=JOB.replace("${{inputs.lr}}", "${{parent.inputs.lr}}"), good=JOB, kinds=COMMAND_KINDS)
+def command_context(document: Document) -> Iterator[Diagnostic]:
+    """
+    A command is resolved in its own context: it sees `inputs.*` and `outputs.*`, and in a
+    sweep's trial `search_space.*`. Pipeline bindings (`${{parent.inputs.x}}`) belong in a
+    step's `inputs:` mapping, which then feeds `${{inputs.x}}` in the command. Nothing in the SDK
+    checks this; the script receives the literal text.
+    """
+    for site in command_sites(document):
+        allowed = ["inputs", "outputs"] + (["search_space"] if site.search_space is not None else [])
+        template = expressions.parse(site.text)
+        for reference in template.references:
+            if reference.context in allowed and len(reference.parts) == 2:
+                continue
+            if reference.context in allowed:
+                message = f"'{reference.text}' is not a port reference: write '${{{{{reference.context}.<name>}}}}'"
+                hint = None
+            else:
+                message = (f"'{reference.text}' cannot be used in a command; {site.owner}'s command "
+                           f"sees only {', '.join(a + '.*' for a in allowed)}")
+                hint = None
+                if reference.context == "parent":
+                    hint = ("bind the value in the step's `inputs:` (for example `lr: "
+                            "${{parent.inputs.lr}}`) and use `${{inputs.lr}}` in the command")
+            span = document.locate_text(site.path, reference.text,
+                                        _occurrence(template, reference.start, reference.text))
+            yield document.diagnostic("AML206", message, site.path, hint=hint, span=span)

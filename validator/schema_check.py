@@ -1,0 +1,217 @@
+"""Validate a document against its kind's bundled JSON Schema and turn the errors into
+diagnostics a person can act on.
+
+jsonschema reports what failed in schema terms ("'2' is not of type 'integer'", and for a
+union, every alternative). This module speaks spec terms instead: one message per problem,
+at the offending key or value, naming the expected form and, for a misspelt key, the key that
+was meant. Union failures are collapsed to the alternative the value was evidently aiming at.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Iterable
+
+from .diagnostic import Diagnostic
+from .kinds import kind_title
+from .loader import Document, Path_
+from .suggest import closest
+
+_JSON_TYPE_NAMES = {
+    "string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
+    "object": "a mapping", "array": "a list", "null": "empty",
+}
+
+
+@lru_cache(maxsize=None)
+def load_schema(kind: str) -> dict:
+    text = resources.files("validator.schemas").joinpath(f"{kind}.schema.json").read_text("utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def _validator(kind: str) -> Any:
+    from jsonschema import Draft202012Validator  # heavy: only when a file needs checking
+
+    return Draft202012Validator(load_schema(kind))
+
+
+def check_schema(document: Document) -> list[Diagnostic]:
+    assert document.kind is not None
+    validator = _validator(document.kind)
+    findings: dict[tuple, Diagnostic] = {}
+    for error in validator.iter_errors(document.data):
+        for diagnostic in _translate(error, document):
+            findings.setdefault((diagnostic.line, diagnostic.column, diagnostic.message), diagnostic)
+    return sorted(findings.values())
+
+
+# ----------------------------------------------------------------------------- descriptions
+def _describe_value(value: Any) -> str:
+    if value is None:
+        return "an empty value"
+    if isinstance(value, bool):
+        return f"{str(value).lower()}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return f"the string '{shown}'"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _expected(types: Any) -> str:
+    if isinstance(types, str):
+        types = [types]
+    names = [_JSON_TYPE_NAMES.get(t, t) for t in types]
+    if len(names) == 1:
+        return names[0]
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def where_text(path: Path_, kind: str | None) -> str:
+    """'in the command job' for the top level, else 'in jobs.train.inputs'."""
+    if not path:
+        return f"in the {kind_title(kind)}" if kind else "at the top level"
+    return "in '" + dotted(path) + "'"
+
+
+def dotted(path: Path_) -> str:
+    out = ""
+    for part in path:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        else:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _name_of(path: Path_) -> str:
+    for part in reversed(path):
+        if isinstance(part, str):
+            return part
+    return "value"
+
+
+def _canonical(values: Iterable[Any]) -> list[str]:
+    """The documented spellings of an enum: drop the upper-case and CamelCase variants."""
+    shown = []
+    for value in values:
+        if value is None:
+            continue
+        text = str(value)
+        if text == text.lower() and text not in shown:
+            shown.append(text)
+    return shown
+
+
+# ----------------------------------------------------------------------------- translation
+def _translate(error: Any, document: Document) -> list[Diagnostic]:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    keyword = error.validator
+    path: Path_ = tuple(error.absolute_path)
+    kind = document.kind
+
+    if keyword in ("anyOf", "oneOf"):
+        chosen = _aimed_alternative(error)
+        if chosen is not None:
+            out: list[Diagnostic] = []
+            for sub in chosen:
+                out.extend(_translate(sub, document))
+            if out:
+                return out
+
+    override = (schema.get("x-messages") or {}).get(keyword) or schema.get("x-message")
+    hint = schema.get("x-hint")
+
+    if keyword == "additionalProperties":
+        return _unknown_keys(error, document, path, schema)
+    if keyword == "required":
+        return _missing_keys(error, document, path)
+    if override:
+        code = "AML105" if keyword == "pattern" else "AML107" if keyword in ("anyOf", "oneOf", "not") else (
+            "AML103" if keyword == "type" else "AML104")
+        return [document.diagnostic(code, override, path, hint=hint)]
+    name = _name_of(path)
+    value = error.instance
+    if keyword == "type":
+        return [document.diagnostic(
+            "AML103", f"'{name}' must be {_expected(error.validator_value)}, not {_describe_value(value)}",
+            path, hint=hint)]
+    if keyword in ("enum", "const"):
+        allowed = error.validator_value if keyword == "enum" else [error.validator_value]
+        canonical = _canonical(allowed)
+        message = f"'{value}' is not a valid {name}" if not isinstance(value, (dict, list)) else (
+            f"{_describe_value(value)} is not a valid {name}")
+        close = closest(str(value), canonical)
+        if close:
+            message += f"; did you mean '{close}'?"
+        if len(canonical) == 1:
+            message += f" (expected '{canonical[0]}')"
+        else:
+            message += " (expected one of: " + ", ".join(canonical) + ")"
+        return [document.diagnostic("AML104", message, path, hint=hint)]
+    if keyword in ("minLength", "minItems", "minProperties"):
+        what = {"minLength": "must not be empty", "minItems": "must list at least one item",
+                "minProperties": "must define at least one entry"}[keyword]
+        return [document.diagnostic("AML106", f"'{name}' {what}", path, hint=hint)]
+    if keyword == "pattern":
+        return [document.diagnostic("AML105", f"'{value}' is not a valid form for '{name}'", path, hint=hint)]
+    if keyword in ("anyOf", "oneOf"):
+        return [document.diagnostic(
+            "AML107", f"'{name}' has a form that fits none of the accepted shapes ({_describe_value(value)})",
+            path, hint=hint)]
+    return [document.diagnostic("AML107", f"'{name}': {error.message}", path, hint=hint)]
+
+
+def _aimed_alternative(error: Any) -> list | None:
+    """The errors of the one union alternative whose JSON type fits the value, if exactly one does."""
+    groups: dict[int, list] = {}
+    for sub in error.context or ():
+        groups.setdefault(sub.relative_schema_path[0], []).append(sub)
+    base = len(error.absolute_path)
+    fitting = []
+    for index, subs in groups.items():
+        type_miss = any(s.validator == "type" and len(s.absolute_path) == base for s in subs)
+        if not type_miss:
+            fitting.append(index)
+    if len(fitting) == 1:
+        return groups[fitting[0]]
+    return None
+
+
+def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> list[Diagnostic]:
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    known = list((schema.get("properties") or {}).keys())
+    advice = schema.get("x-unknown-hints") or {}
+    out = []
+    for key in instance:
+        if key in known:
+            continue
+        message = f"unknown key '{key}' {where_text(path, document.kind)}"
+        candidates = [k for k in known if not k.startswith("$")]
+        close = closest(str(key), candidates, cutoff=0.7)
+        hint = advice.get(key) or advice.get("*")
+        if close and key not in advice:
+            message += f"; did you mean '{close}'?"
+        elif hint is None:
+            hint = "allowed keys here: " + ", ".join(sorted(candidates))
+        out.append(document.diagnostic("AML101", message, path + (key,), key=True, hint=hint))
+    return out
+
+
+def _missing_keys(error: Any, document: Document, path: Path_) -> list[Diagnostic]:
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    missing = [k for k in error.validator_value if k not in instance]
+    out = []
+    for key in missing:
+        message = f"missing required key '{key}' {where_text(path, document.kind)}"
+        out.append(document.diagnostic("AML102", message, path, key=True))
+    return out
+
