@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 OPEN, CLOSE = "${{", "}}"
 BLOCK_OPEN, BLOCK_CLOSE = "$[[", "]]"
@@ -70,8 +71,10 @@ def has_expression(text: str) -> bool:
         or "{search_space." in text
 
 
+@lru_cache(maxsize=4096)
 def parse(text: str) -> Template:
-    """Split ``text`` into references and optional blocks, recording malformed parts."""
+    """Split ``text`` into references and optional blocks, recording malformed parts.
+    Results are cached (several rules read the same command): treat them as read-only."""
     template = Template(text)
     block_index: int | None = None
     block_start = -1

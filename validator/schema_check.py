@@ -38,8 +38,17 @@ def _validator(kind: str) -> Any:
     return Draft202012Validator(load_schema(kind))
 
 
+@lru_cache(maxsize=None)
+def _fast(kind: str) -> Any:
+    from .fastcheck import compile_schema
+
+    return compile_schema(load_schema(kind))
+
+
 def check_schema(document: Document) -> list[Diagnostic]:
     assert document.kind is not None
+    if _fast(document.kind)(document.data):
+        return []  # the common case: no need to load jsonschema to explain anything
     validator = _validator(document.kind)
     findings: dict[tuple, Diagnostic] = {}
     for error in validator.iter_errors(document.data):
