@@ -8,6 +8,7 @@ import shlex
 from pathlib import Path
 
 from validator.config import Config
+from validator.diagnostic import Severity
 from validator.engine import LintResult, lint_file
 from validator.report import write_text
 
@@ -20,14 +21,20 @@ def case_files() -> list[Path]:
 
 
 def render(case: Path) -> str:
+    """What `aml-lint --isolated --color never [ARGS] <case>` prints, where ARGS come from an
+    optional <case>.args file (only -v and --max-file-size are understood)."""
     config = Config(root=ROOT)
+    args: list[str] = []
     args_file = case.with_suffix(".args")
     if args_file.exists():
         args = shlex.split(args_file.read_text())
         if "--max-file-size" in args:
             config = config.with_overrides(max_file_size=int(args[args.index("--max-file-size") + 1]))
+    verbose = "-v" in args
     relative = case.relative_to(ROOT).as_posix()
     report = lint_file(case, config, display=relative)
+    floor = Severity.INFO if verbose else Severity.WARNING
+    shown = [d for d in report.diagnostics if d.severity >= floor]
     out = io.StringIO()
-    write_text(LintResult([report]), report.diagnostics, out, color=False)
+    write_text(LintResult([report]), shown, out, color=False, verbose=verbose)
     return out.getvalue()

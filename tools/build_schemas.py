@@ -252,7 +252,7 @@ COMMAND_JOB = obj({
 NUM = NUMBER
 DISTRIBUTIONS = {
     "choice": obj({"values": {"type": "array", "items": {"type": ["string", "number", "boolean", "object"]},
-                              "x-hint": "values: [0.01, 0.1, 1.0]"}}, ("values",)),
+                              "minItems": 1, "x-hint": "values: [0.01, 0.1, 1.0]"}}, ("values",)),
     "randint": obj({"upper": INT}, ("upper",), **{"x-unknown-hints": {
         "lower": "randint has no lower bound: it samples integers in [0, upper); shift the value "
                  "in the script, or use `choice` or `quniform` for another range"}}),

@@ -133,14 +133,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             base = Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd()
             raw = sys.stdin.buffer.read()
             result = LintResult([lint_bytes(raw, display, config, base)])
-            sources = {display: raw.decode("utf-8", errors="replace")}
         else:
             missing = [p for p in paths if not Path(p).exists()]
             if missing:
                 return _fail(f"no such file or directory: {missing[0]}")
             jobs = args.jobs or (os.cpu_count() or 1)
             result = lint_paths(paths, config, jobs=jobs)
-            sources = {}
     except AmllabError as error:
         return _fail(str(error))
 
@@ -151,7 +149,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     if fmt == "text":
         color = args.color == "always" or (args.color == "auto" and out.isatty()
                                            and "NO_COLOR" not in os.environ)
-        report.write_text(result, shown, out, color=color, sources=sources, verbose=args.verbose)
+        report.write_text(result, shown, out, color=color, verbose=args.verbose)
     elif fmt == "json":
         report.write_json(result, shown, out)
     elif fmt == "github":

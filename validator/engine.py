@@ -27,6 +27,8 @@ class FileReport:
     kind: str | None = None
     skipped: str | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # The decoded source, for excerpts; None when the bytes could not be read as text.
+    text: str | None = field(default=None, repr=False)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -80,14 +82,17 @@ def lint_file(path: Path, config: Config | None = None, display: str | None = No
     try:
         raw = path.read_bytes()
     except OSError as error:
-        return FileReport(shown, diagnostics=[Diagnostic(
-            shown, 1, 1, "AML000", f"cannot read file: {error.strerror or error}")])
+        reason = error.strerror or str(error)
+        if path.is_symlink():
+            reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
+        report = FileReport(shown, diagnostics=[Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {reason}")])
+        return _finish("", report, config or Config())
     return lint_bytes(raw, shown, config, path.parent)
 
 
 def _analyse(path: str, text: str, base_dir: Path | None) -> FileReport:
     document, problems = loader.parse(path, text, base_dir)
-    report = FileReport(path, diagnostics=list(problems))
+    report = FileReport(path, diagnostics=list(problems), text=text)
     if document.data is None:
         return report
     detection = kinds.detect(document)
@@ -96,7 +101,10 @@ def _analyse(path: str, text: str, base_dir: Path | None) -> FileReport:
     if detection.kind is None:
         return report
     document.kind = report.kind = detection.kind
-    report.diagnostics.extend(check_schema(document))
+    # One problem, one message: where the loader or kind detection already explained a value
+    # (an unsafe tag, a missing `type`), the schema's view of the same value is left out.
+    covered = detection.covered | {d.pointer for d in report.diagnostics if d.pointer}
+    report.diagnostics.extend(d for d in check_schema(document) if d.pointer not in covered)
     report.diagnostics.extend(_run_checks(document))
     return report
 

@@ -18,6 +18,7 @@ BLOCK_OPEN, BLOCK_CLOSE = "$[[", "]]"
 # Names as the SDK writes them (node names, port names, search-space keys, attribute paths);
 # hyphens pass here so the name rules can report them with a better message.
 _PATH_RE = re.compile(r"^[A-Za-z_][\w-]*(?:\.[A-Za-z0-9_][\w-]*)*$")
+_SINGLE_CLOSE_RE = re.compile(r"\$\{\{\s*[A-Za-z_][\w.-]*\s*\}(?!\})")
 _SINGLE_BRACE_RE = re.compile(r"(?<![\$\{])\{(inputs|outputs|search_space)\.([A-Za-z0-9_.-]+)\}(?!\})")
 
 
@@ -108,7 +109,14 @@ def parse(text: str) -> Template:
             # A new "${{" before the closing braces means this one was never closed.
             reopen = text.find(OPEN, i + 3)
             if close == -1 or (reopen != -1 and reopen < close):
-                token = text[i: (reopen if reopen != -1 else min(n, i + 40))]
+                single = _SINGLE_CLOSE_RE.match(text, i)
+                if single:
+                    template.problems.append(Problem(
+                        i, single.end(), single.group(0),
+                        f"'{single.group(0)}' is closed with '}}' instead of '}}}}'"))
+                    i = single.end()
+                    continue
+                token = text[i: (reopen if reopen != -1 else min(n, i + 40))].split("\n")[0]
                 template.problems.append(Problem(i, i + 3, token.rstrip(),
                                                  "'${{' is never closed with '}}'"))
                 i += 3
@@ -120,7 +128,8 @@ def parse(text: str) -> Template:
             elif not _PATH_RE.match(inner):
                 template.problems.append(Problem(
                     i, close + 2, token,
-                    f"'{token}' is not a reference: write a dotted name such as '${{{{inputs.lr}}}}'"))
+                    f"'{token}' is not a reference: write a dotted name such as '${{{{inputs.lr}}}}' "
+                    "or '${{parent.jobs.prep.outputs.data}}'"))
             else:
                 template.references.append(Reference(token, i, close + 2, tuple(inner.split(".")),
                                                      block_index))

@@ -60,6 +60,9 @@ ASSET_TYPES = {"uri_file", "uri_folder", "mltable", "custom_model", "mlflow_mode
 COMPUTE_TYPES = {"amlcompute", "computeinstance", "kubernetes", "virtualmachine", "synapsespark",
                  "managed", "attached", "aisearch"}
 
+# Kinds whose files must say `type:`; the SDK's default type is command.
+_NEEDS_TYPE = {"pipelineJob": "pipeline", "sweepJob": "sweep", "pipelineComponent": "pipeline"}
+
 _PARAMETER_TYPES = {"integer", "number", "string", "boolean"}
 _COMPONENT_ONLY_KEYS = {"version", "is_deterministic", "additional_includes"}
 _COMPONENT_INPUT_KEYS = {"optional", "default", "min", "max", "enum"}
@@ -72,6 +75,8 @@ class Detection:
     kind: str | None = None
     skip_reason: str | None = None
     diagnostics: list[Diagnostic] = field(default_factory=list)
+    # JSON pointers whose problem a diagnostic here already explains (the schema check skips them).
+    covered: set[str] = field(default_factory=set)
 
 
 def schema_stem(url: str) -> str:
@@ -127,6 +132,13 @@ def detect(document: Document) -> Detection:
                 return _other(document, title)
 
     type_value = data.get("type")
+    if type_value is None and schema_kind in _NEEDS_TYPE:
+        wanted = _NEEDS_TYPE[schema_kind]
+        diagnostic = document.diagnostic(
+            "AML011", f"$schema says {schema_kind} but the file has no 'type'; "
+            "without it Azure ML loads the file as a command job",
+            ("$schema",), hint=f"add `type: {wanted}`")
+        return Detection(kind=schema_kind, diagnostics=[diagnostic], covered={"/type"})
     kind, problem = _kind_from_type(document, data, type_value)
     if problem is not None:
         return problem
@@ -203,7 +215,7 @@ def _needs_type(document: Document, type_name: str, key: str) -> Detection:
 
 
 def _unknown_or_skip(document: Document, data: dict) -> Detection:
-    if "environment" in data and ("image" in data or "build" in data or "conda_file" in data):
+    if ("image" in data or "build" in data or "conda_file" in data) and "command" not in data:
         return _other(document, "environment")
     if "endpoint_name" in data or "auth_mode" in data:
         return _other(document, "endpoint or deployment")
@@ -223,14 +235,6 @@ def _unknown_or_skip(document: Document, data: dict) -> Detection:
 def _schema_mismatch(document: Document, schema_kind: str, kind: str | None,
                      type_value: Any) -> tuple[str, Diagnostic] | None:
     """None when ``$schema`` and ``type`` agree; else the kind to check as and the finding."""
-    if kind is None and type_value is None:
-        if schema_kind in ("pipelineJob", "sweepJob", "pipelineComponent"):
-            wanted = "pipeline" if schema_kind.startswith("pipeline") else "sweep"
-            return schema_kind, document.diagnostic(
-                "AML011", f"$schema says {schema_kind} but the file has no 'type'; "
-                "without it Azure ML loads the file as a command",
-                ("$schema",), hint=f"add `type: {wanted}`")
-        return None
     if kind is None or kind == schema_kind:
         return None
     job_of = {"commandComponent": "commandJob", "pipelineComponent": "pipelineJob"}

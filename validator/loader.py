@@ -152,7 +152,8 @@ class _Builder:
         self.expansions = 0
         self.active: set[int] = set()
 
-    def _diag(self, node: yaml.Node, code: str, message: str, hint: str | None = None) -> Diagnostic:
+    def _diag(self, node: yaml.Node, code: str, message: str, hint: str | None = None,
+              where: Path_ | None = None) -> Diagnostic:
         mark = node.start_mark
         return Diagnostic(
             path=self.path,
@@ -162,25 +163,32 @@ class _Builder:
             message=message,
             hint=hint,
             end_column=_end_column(node),
+            pointer=to_pointer(where) if where is not None else "",
         )
 
-    def build(self, node: yaml.Node, where: Path_, key_node: yaml.Node | None, depth: int) -> Any:
+    def build(self, node: yaml.Node, where: Path_, key_node: yaml.Node | None, depth: int,
+              owner: yaml.Node | None = None) -> Any:
+        """``owner`` is the nearest mapping key above ``node``: an alias is the very same node
+        object as its anchor, so problems found while expanding one are reported at the key
+        that reached it, not at the anchor."""
+        owner = key_node or owner
         node_id = id(node)
         if node_id in self.active:
-            raise _Abort(self._diag(node, "AML007", "recursive alias: this node contains itself",
-                                    "remove the alias that points back into its own anchor"))
+            raise _Abort(self._diag(owner or node, "AML007",
+                                    "recursive alias: this value contains the anchor it refers to",
+                                    "remove the alias that points back into its own anchor", where))
         if node_id in self.visited:
             # The same node reached again means an alias is being expanded.
             self.expansions += 1
             if self.expansions > MAX_ALIAS_EXPANSIONS:
                 raise _Abort(self._diag(
-                    node, "AML007",
-                    f"aliases expand to more than {MAX_ALIAS_EXPANSIONS} nodes (a 'billion laughs' file)",
-                    "write the repeated blocks out, or use fewer nested aliases"))
+                    owner or node, "AML007",
+                    f"aliases expand to more than {MAX_ALIAS_EXPANSIONS:,} nodes here (a 'billion laughs' file)",
+                    "write the repeated blocks out, or use fewer nested aliases", where))
         self.visited.add(node_id)
         if depth > MAX_DEPTH:
-            raise _Abort(self._diag(node, "AML007", f"nesting deeper than {MAX_DEPTH} levels",
-                                    "flatten the document"))
+            raise _Abort(self._diag(owner or node, "AML007", f"nesting deeper than {MAX_DEPTH} levels",
+                                    "flatten the document", where))
 
         if key_node is not None:
             self.positions[where] = Position(
@@ -191,31 +199,32 @@ class _Builder:
                 0, 0, 0, node.start_mark.line + 1, node.start_mark.column + 1, _end_column(node))
 
         if isinstance(node, yaml.ScalarNode):
-            return self._scalar(node)
+            return self._scalar(node, where)
         self.active.add(node_id)
         try:
             if isinstance(node, yaml.SequenceNode):
-                self._check_collection_tag(node, _YAML + "seq")
-                return [self.build(item, where + (i,), None, depth + 1) for i, item in enumerate(node.value)]
-            self._check_collection_tag(node, _YAML + "map")
+                self._check_collection_tag(node, _YAML + "seq", where)
+                return [self.build(item, where + (i,), None, depth + 1, owner)
+                        for i, item in enumerate(node.value)]
+            self._check_collection_tag(node, _YAML + "map", where)
             return self._mapping(node, where, depth)
         finally:
             self.active.discard(node_id)
 
-    def _check_collection_tag(self, node: yaml.Node, expected: str) -> None:
+    def _check_collection_tag(self, node: yaml.Node, expected: str, where: Path_) -> None:
         if node.tag != expected and node.tag not in (_YAML + "omap", _YAML + "set", _YAML + "pairs"):
-            self._unsafe_tag(node)
+            self._unsafe_tag(node, where)
 
-    def _unsafe_tag(self, node: yaml.Node) -> None:
+    def _unsafe_tag(self, node: yaml.Node, where: Path_) -> None:
         tag = node.tag
         shown = "!!" + tag[len(_YAML):] if tag.startswith(_YAML) else tag
         if "python/" in tag:
             message = f"unsafe tag '{shown}': it asks the loader to run Python code"
         else:
             message = f"unknown tag '{shown}': Azure ML loads specs with a safe loader that rejects it"
-        self.problems.append(self._diag(node, "AML006", message, "remove the tag and write a plain value"))
+        self.problems.append(self._diag(node, "AML006", message, "remove the tag and write a plain value", where))
 
-    def _scalar(self, node: yaml.ScalarNode) -> Any:
+    def _scalar(self, node: yaml.ScalarNode, where: Path_) -> Any:
         tag = node.tag
         if tag in _SCALAR_TAGS:
             try:
@@ -225,7 +234,7 @@ class _Builder:
         if tag in _KEEP_AS_TEXT_TAGS:
             # Keep dates as written: the schema speaks JSON, and messages quote the source text.
             return node.value
-        self._unsafe_tag(node)
+        self._unsafe_tag(node, where)
         return node.value
 
     def _mapping(self, node: yaml.MappingNode, where: Path_, depth: int) -> dict:
@@ -240,12 +249,14 @@ class _Builder:
                         merged.extend(source.value)
                     else:
                         self.problems.append(self._diag(
-                            source, "AML001", "a merge key '<<' must point at a mapping"))
+                            key_node, "AML001", "a merge key '<<' must point at a mapping, "
+                            f"not {'a list' if isinstance(source, yaml.SequenceNode) else 'a scalar'}",
+                            "alias an anchored mapping: `<<: *defaults`", where))
                 continue
             if not isinstance(key_node, yaml.ScalarNode):
                 self.problems.append(self._diag(
                     key_node, "AML001", "mapping keys must be plain scalars, not collections",
-                    "write the key as a plain string"))
+                    "write the key as a plain string", where))
                 continue
             key = key_node.value
             if key in first_seen:
@@ -254,7 +265,7 @@ class _Builder:
                     key_node, "AML002",
                     f"duplicate key '{key}' (first defined at line {earlier.line + 1}); "
                     "YAML loaders silently keep only the last one",
-                    "remove one of the two, or merge their contents"))
+                    "remove one of the two, or merge their contents", where + (key,)))
             first_seen[key] = key_node
             result[key] = self.build(value_node, where + (key,), key_node, depth + 1)
         # Merged keys fill in only what the mapping does not set itself (YAML merge semantics).
@@ -265,27 +276,42 @@ class _Builder:
         return result
 
 
-def _problem_mark(error: yaml.YAMLError) -> tuple[int, int]:
-    mark = getattr(error, "problem_mark", None) or getattr(error, "context_mark", None)
+# For these, where the construct started says more than where the parser gave up (often the
+# end of the file): an unclosed quote or bracket.
+_START_MATTERS = ("while scanning a quoted scalar", "while parsing a flow", "while scanning a block scalar")
+
+
+def _problem_mark(error: yaml.YAMLError, line_count: int) -> tuple[int, int]:
+    problem = getattr(error, "problem_mark", None)
+    context = getattr(error, "context_mark", None)
+    started = str(getattr(error, "context", "") or "")
+    mark = problem
+    if context is not None and (started.startswith(_START_MATTERS) or problem is None
+                                or problem.line >= line_count):
+        mark = context
     if mark is None:
         return 1, 1
-    return mark.line + 1, mark.column + 1
+    return min(mark.line + 1, max(1, line_count)), mark.column + 1
 
 
 def _syntax_diagnostic(path: str, text: str, error: yaml.YAMLError) -> Diagnostic:
-    line, column = _problem_mark(error)
     lines = text.splitlines()
-    source_line = lines[line - 1] if 0 < line <= len(lines) else ""
-    indent = source_line[: len(source_line) - len(source_line.lstrip(" \t"))]
-    if "\t" in indent:
-        return Diagnostic(path, line, indent.index("\t") + 1, "AML003",
-                          "tab character used for indentation; YAML allows only spaces there",
-                          hint="replace the tab with spaces (this file uses spaces elsewhere)")
+    problem_mark = getattr(error, "problem_mark", None)
+    if problem_mark is not None and problem_mark.line < len(lines):
+        source_line = lines[problem_mark.line]
+        indent = source_line[: len(source_line) - len(source_line.lstrip(" \t"))]
+        if "\t" in indent:
+            return Diagnostic(path, problem_mark.line + 1, indent.index("\t") + 1, "AML003",
+                              "tab character used for indentation; YAML allows only spaces there",
+                              hint="replace the tab with spaces")
+    line, column = _problem_mark(error, len(lines))
     problem = getattr(error, "problem", None) or str(error).splitlines()[0]
     context = getattr(error, "context", None)
     message = f"YAML syntax error: {problem}"
     if context:
         message += f" ({context})"
+    if problem_mark is not None and problem_mark.line + 1 != line:
+        message += f"; the parser gave up at line {min(problem_mark.line + 1, len(lines) + 1)}"
     return Diagnostic(path, line, column, "AML001", message,
                       hint="check the indentation and quoting around this position")
 
@@ -298,6 +324,10 @@ def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[s
                                 hint="a job spec is a few kilobytes; raise `max-file-size` if this is intended")
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
+    elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None, Diagnostic(path, 1, 1, "AML008",
+                                "file is UTF-16 (it starts with a UTF-16 byte-order mark), not UTF-8",
+                                hint="save the file as UTF-8 (the service reads specs as UTF-8)")
     try:
         return raw.decode("utf-8"), None
     except UnicodeDecodeError as error:

@@ -40,28 +40,16 @@ def summary(result: LintResult, shown: list[Diagnostic]) -> str:
     return f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')} ({tail})."
 
 
-def _source_lines(path: str, cache: dict[str, list[str]], sources: dict[str, str]) -> list[str]:
-    if path not in cache:
-        text = sources.get(path)
-        if text is None:
-            try:
-                text = Path(path).read_text("utf-8", errors="replace")
-            except OSError:
-                text = ""
-        cache[path] = text.splitlines()
-    return cache[path]
-
-
 def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
-               sources: dict[str, str] | None = None, verbose: bool = False) -> None:
-    cache: dict[str, list[str]] = {}
+               verbose: bool = False) -> None:
+    sources = {f.path: f.text.splitlines() for f in result.files if f.text is not None}
     for diagnostic in shown:
         severity = str(diagnostic.severity)
         head = (f"{_paint(f'{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:', 'bold', color)} "
                 f"{_paint(diagnostic.code, severity, color)} {_paint(severity, severity, color)}: "
                 f"{diagnostic.message}")
         out.write(head + "\n")
-        lines = _source_lines(diagnostic.path, cache, sources or {})
+        lines = sources.get(diagnostic.path, [])
         if 0 < diagnostic.line <= len(lines):
             source = lines[diagnostic.line - 1].expandtabs(1)
             gutter = " " * len(str(diagnostic.line))

@@ -10,13 +10,14 @@ was meant. Union failures are collapsed to the alternative the value was evident
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any, Iterable
 
 from .diagnostic import Diagnostic
 from .kinds import kind_title
-from .loader import Document, Path_
+from .loader import Document, Path_, to_pointer
 from .suggest import closest
 
 _JSON_TYPE_NAMES = {
@@ -146,7 +147,16 @@ def _translate(error: Any, document: Document) -> list[Diagnostic]:
     if override:
         code = "AML105" if keyword == "pattern" else "AML107" if keyword in ("anyOf", "oneOf", "not") else (
             "AML103" if keyword == "type" else "AML104")
-        return [document.diagnostic(code, override, path, hint=hint)]
+        where, at_key = path, False
+        if keyword in ("anyOf", "oneOf", "not") and isinstance(error.instance, dict):
+            # A mapping with conflicting or missing keys: point at the second of two conflicting
+            # keys, else at the mapping's own key (the step name), not at its first line.
+            at_key = True
+            conflicting = (error.validator_value or {}).get("required", []) if keyword == "not" else []
+            present = [k for k in conflicting if k in error.instance]
+            if present:
+                where = path + (present[-1],)
+        return [document.diagnostic(code, override, where, key=at_key, hint=hint)]
     name = _name_of(path)
     value = error.instance
     if keyword == "type":
@@ -221,6 +231,44 @@ def _missing_keys(error: Any, document: Document, path: Path_) -> list[Diagnosti
     out = []
     for key in missing:
         message = f"missing required key '{key}' {where_text(path, document.kind)}"
-        out.append(document.diagnostic("AML102", message, path, key=True))
+        example = MISSING_KEY_EXAMPLES.get(key)
+        diagnostic = document.diagnostic("AML102", message, path, key=True,
+                                         hint=f"for example `{example}`" if example else None)
+        # Positioned at the mapping, but it is the absent key the finding is about.
+        out.append(replace(diagnostic, pointer=to_pointer(path + (key,))))
     return out
+
+
+MISSING_KEY_EXAMPLES = {
+    "command": "command: python train.py --data ${{inputs.data}}",
+    "environment": "environment: azureml:<name>:<version>",
+    "type": "type: command",
+    "trial": "trial: {command: python train.py, environment: azureml:<name>:<version>}",
+    "objective": "objective: {goal: maximize, primary_metric: auc}",
+    "limits": "limits: {max_total_trials: 20}",
+    "max_total_trials": "max_total_trials: 20",
+    "search_space": "search_space: {lr: {type: uniform, min_value: 0.001, max_value: 0.1}}",
+    "goal": "goal: maximize",
+    "primary_metric": "primary_metric: auc",
+    "name": "name: train_model",
+    "jobs": "jobs: {train: {type: command, component: ./train.yml}}",
+    "trigger": "trigger: {type: cron, expression: \"0 6 * * 1\"}",
+    "create_job": "create_job: ./pipeline.yml",
+    "expression": "expression: \"15 10 * * *\"",
+    "frequency": "frequency: day",
+    "interval": "interval: 1",
+    "hours": "hours: [9]",
+    "minutes": "minutes: [0]",
+    "component": "component: ./components/train.yml",
+    "job": "job: ./pipeline.yml",
+    "values": "values: [0.01, 0.1]",
+    "upper": "upper: 10",
+    "min_value": "min_value: 0.001",
+    "max_value": "max_value: 0.1",
+    "q": "q: 1",
+    "mu": "mu: 0",
+    "sigma": "sigma: 1",
+    "truncation_percentage": "truncation_percentage: 20",
+    "path": "path: ./docker-context",
+}
 

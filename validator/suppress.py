@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import Callable
 
 from .diagnostic import Diagnostic, Severity
+from .suggest import closest
 
 _COMMENT_RE = re.compile(r"(?:^|(?<=\s))#\s*amllab:\s*(ignore-file|ignore)\b(?:\[([^\]]*)\])?")
 
@@ -58,7 +60,7 @@ def parse(text: str) -> list[Suppression]:
 
 
 def apply(path: str, diagnostics: list[Diagnostic], suppressions: list[Suppression],
-          known_codes: set[str], reportable: "callable") -> list[Diagnostic]:
+          known_codes: set[str], reportable: Callable[[str], bool]) -> list[Diagnostic]:
     """Drop suppressed findings; add AML012 for suppressions that matched nothing."""
     if not suppressions:
         return diagnostics
@@ -77,14 +79,17 @@ def apply(path: str, diagnostics: list[Diagnostic], suppressions: list[Suppressi
             continue
         for code in suppression.codes:
             if not any(k.startswith(code) for k in known_codes):
-                kept.append(_unused(path, suppression, f"names unknown rule code '{code}'"))
+                if reportable("AML012"):
+                    close = closest(code, known_codes)
+                    kept.append(_unused(path, suppression, f"names unknown rule code '{code}'",
+                                        f"did you mean {close}?" if close else None))
             elif not any(u.startswith(code) for u in suppression.used) and reportable(code) \
                     and reportable("AML012"):
                 kept.append(_unused(path, suppression, f"for {code} suppresses nothing"))
     return kept
 
 
-def _unused(path: str, suppression: Suppression, what: str) -> Diagnostic:
+def _unused(path: str, suppression: Suppression, what: str, hint: str | None = None) -> Diagnostic:
     return Diagnostic(path, suppression.line, suppression.column, "AML012",
                       f"suppression comment {what}", Severity.WARNING,
-                      hint="remove it, or correct the code")
+                      hint=hint or "remove it, or correct the code")

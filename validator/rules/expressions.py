@@ -61,7 +61,11 @@ def command_sites(document: Document) -> Iterator[CommandSite]:
         yield from _site(("command",), data.get("command"), data, None, f"the {owner}")
     elif kind == "sweepJob":
         trial = _mapping(data.get("trial"))
-        yield from _site(("trial", "command"), trial.get("command"), data,
+        # Inputs misplaced under trial are reported by the schema (AML101, "move them up");
+        # counting them as declared here keeps that one problem to one message.
+        scope = {"inputs": {**_mapping(trial.get("inputs")), **_mapping(data.get("inputs"))},
+                 "outputs": {**_mapping(trial.get("outputs")), **_mapping(data.get("outputs"))}}
+        yield from _site(("trial", "command"), trial.get("command"), scope,
                          _mapping(data.get("search_space")), "the sweep")
     elif kind in ("pipelineJob", "pipelineComponent"):
         for name, node in _mapping(data.get("jobs")).items():
@@ -116,14 +120,15 @@ def expression_syntax(document: Document) -> Iterator[Diagnostic]:
             yield document.diagnostic("AML201", problem.message, path, span=span)
 
 
-def _undeclared(document: Document, code: str, context: str, noun: str) -> Iterator[Diagnostic]:
+def _undeclared(document: Document, code: str, context: str, noun: str, nouns: str) -> Iterator[Diagnostic]:
     for site in command_sites(document):
         template = expressions.parse(site.text)
         declared = site.search_space if context == "search_space" else getattr(site, context)
-        for reference in template.references:
+        if context == "search_space" and not declared:
+            continue  # no search space at all is its own finding (AML102/AML106), not one per use
+        # The SDK still rewrites the deprecated {inputs.x} form, so those references count too.
+        for reference in [*template.references, *template.deprecated]:
             if reference.context != context or len(reference.parts) < 2:
-                continue
-            if context == "search_space" and declared is None:
                 continue
             name = reference.parts[1]
             if name in declared:
@@ -136,7 +141,7 @@ def _undeclared(document: Document, code: str, context: str, noun: str) -> Itera
                 message += " (its optional block would always be dropped)"
             known = ", ".join(str(k) for k in declared) or "none"
             where = "search_space" if context == "search_space" else context
-            hint = f"declared {noun}s: {known}; declare '{name}' under `{where}:` or fix the name"
+            hint = f"declared {nouns}: {known}; declare '{name}' under `{where}:` or fix the name"
             span = document.locate_text(site.path, reference.text,
                                         _occurrence(template, reference.start, reference.text))
             yield document.diagnostic(code, message, site.path, hint=hint, span=span)
@@ -153,7 +158,7 @@ def undefined_input(document: Document) -> Iterator[Diagnostic]:
     component it says "Invalid data binding expression". Inside an optional block `$[[ ]]` the
     reference is not even checked at submission: the block is silently dropped on every run.
     """
-    yield from _undeclared(document, "AML202", "inputs", "input")
+    yield from _undeclared(document, "AML202", "inputs", "input", "inputs")
 
 
 @check("AML203", "undefined-output", Severity.ERROR,
@@ -168,7 +173,7 @@ def undefined_output(document: Document) -> Iterator[Diagnostic]:
     script receives the literal text instead of a folder. Declare the output (an empty entry
     `model:` gives a default `uri_folder`).
     """
-    yield from _undeclared(document, "AML203", "outputs", "output")
+    yield from _undeclared(document, "AML203", "outputs", "output", "outputs")
 
 
 @check("AML204", "undefined-search-space", Severity.ERROR,
@@ -181,7 +186,7 @@ def undefined_search_space(document: Document) -> Iterator[Diagnostic]:
     does not exist is passed to the script as literal text, so every trial runs with the same
     (wrong) argument and the sweep tunes nothing.
     """
-    yield from _undeclared(document, "AML204", "search_space", "search-space entry")
+    yield from _undeclared(document, "AML204", "search_space", "search-space entry", "search-space entries")
 
 
 @check("AML205", "single-brace-reference", Severity.WARNING,
@@ -223,12 +228,15 @@ def command_context(document: Document) -> Iterator[Diagnostic]:
                 message = f"'{reference.text}' is not a port reference: write '${{{{{reference.context}.<name>}}}}'"
                 hint = None
             else:
-                message = (f"'{reference.text}' cannot be used in a command; {site.owner}'s command "
+                message = (f"'{reference.text}' cannot be used in a command: the command of {site.owner} "
                            f"sees only {', '.join(a + '.*' for a in allowed)}")
                 hint = None
                 if reference.context == "parent":
                     hint = ("bind the value in the step's `inputs:` (for example `lr: "
                             "${{parent.inputs.lr}}`) and use `${{inputs.lr}}` in the command")
+                elif reference.context in ("name", "output_name", "default_datastore"):
+                    hint = ("`${{name}}`, `${{output_name}}` and `${{default_datastore}}` are resolved "
+                            "in an output's `path`, not in a command")
             span = document.locate_text(site.path, reference.text,
                                         _occurrence(template, reference.start, reference.text))
             yield document.diagnostic("AML206", message, site.path, hint=hint, span=span)
