@@ -1,0 +1,83 @@
+"""Local files a spec points at: a pipeline step's component file, a sweep step's trial, a
+pipeline component, a schedule's create_job. Rules read them through here, so each referenced
+file is parsed once per process however many specs (or steps) use it, and so a file's problems
+are linted once and then pointed at from the reference."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .diagnostic import Diagnostic
+from .loader import DEFAULT_MAX_BYTES, Document, load_path
+
+
+@dataclass
+class Referenced:
+    """A referenced local file: its document (``None`` when it could not be read or parsed),
+    its resolved path, and the diagnostics of linting it as a spec in its own right."""
+
+    path: Path
+    document: Document | None
+    exists: bool
+
+    @property
+    def data(self) -> object:
+        return self.document.data if self.document else None
+
+    @property
+    def kind(self) -> str | None:
+        return self.document.kind if self.document else None
+
+    def problems(self) -> list[Diagnostic]:
+        """Errors found when the referenced file is linted on its own (cached)."""
+        cached = _PROBLEMS.get(self.path)
+        if cached is None:
+            from .engine import lint_file  # the engine imports the rules that import us
+
+            # Marked before linting: a file that (through others) references itself ends here.
+            _PROBLEMS[self.path] = []
+            cached = [d for d in lint_file(self.path).diagnostics if d.severity >= 3]
+            _PROBLEMS[self.path] = cached
+        return cached
+
+
+_CACHE: dict[tuple[Path, float], Referenced] = {}
+_PROBLEMS: dict[Path, list[Diagnostic]] = {}
+
+
+def is_local_path(reference: object) -> bool:
+    """A reference that names a local file (not azureml:, a URL or a datastore URI)."""
+    if not isinstance(reference, str) or not reference.strip():
+        return False
+    text = reference.strip()
+    if text.startswith(("azureml:", "http://", "https://", "wasbs://", "abfss://", "adl://", "git+",
+                        "${{")):
+        return False
+    return True
+
+
+def resolve(document: Document, reference: str) -> Referenced:
+    """Load ``reference`` relative to the folder of ``document`` (as the SDK resolves it)."""
+    from .kinds import detect
+
+    text = reference[len("file:"):] if reference.startswith("file:") else reference
+    path = (document.base_dir / text).resolve()
+    try:
+        stamp = path.stat().st_mtime
+    except OSError:
+        return Referenced(path, None, False)
+    key = (path, stamp)
+    found = _CACHE.get(key)
+    if found is None:
+        if path.is_dir():
+            found = Referenced(path, None, True)
+        else:
+            loaded, problems = load_path(path, max_bytes=DEFAULT_MAX_BYTES)
+            if loaded is not None and loaded.data is not None:
+                loaded.kind = detect(loaded).kind
+            else:
+                loaded = None
+            found = Referenced(path, loaded, True)
+        _CACHE[key] = found
+    return found
