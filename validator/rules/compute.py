@@ -1,0 +1,1 @@
+"""Rules of this family are added here (see validator/rules/__init__.py)."""
