@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import ROOT
 from validator.engine import lint_text
 from validator.rules import RULES
 
@@ -13,13 +14,14 @@ RUNNABLE = [code for code, rule in RULES.items() if rule.examples_are_runnable]
 
 @pytest.mark.parametrize("code", RUNNABLE)
 def test_bad_example_reports_the_rule(code: str) -> None:
-    report = lint_text(RULES[code].bad, f"{code}-bad.yml")
+    # Examples that name files use the repository's own scenarios and test files.
+    report = lint_text(RULES[code].bad, f"{code}-bad.yml", base_dir=ROOT)
     assert code in {d.code for d in report.diagnostics}, report.diagnostics
 
 
 @pytest.mark.parametrize("code", RUNNABLE)
 def test_good_example_is_clean(code: str) -> None:
-    report = lint_text(RULES[code].good, f"{code}-good.yml")
+    report = lint_text(RULES[code].good, f"{code}-good.yml", base_dir=ROOT)
     assert report.diagnostics == []
 
 

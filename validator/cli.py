@@ -82,7 +82,7 @@ def _fail(message: str) -> int:
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     from . import config as config_module
     from .diagnostic import Severity
-    from .engine import LintResult, iter_spec_files, lint_bytes, lint_paths
+    from .engine import LintResult, lint_bytes, lint_paths
     from .errors import AmllabError
     from .rules import RULES
     from . import report
@@ -97,7 +97,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
         if rule is None:
             from .suggest import closest
 
-            close = closest(code, RULES)
+            close = closest(code, RULES, cutoff=0.8)
             return _fail(f"unknown rule code '{args.explain}'" + (f"; did you mean {close}?" if close else "")
                          + " (aml-lint --list-rules shows them all)")
         sys.stdout.write(rule.explain())

@@ -90,7 +90,7 @@ def _codes(value: Any, key: str, source: Path, known: Iterable[str]) -> tuple[st
     known = list(known)
     for code in value:
         if code != "ALL" and not any(k.startswith(code) for k in known):
-            close = closest(code, known)
+            close = closest(code, known, cutoff=0.8)
             suggestion = f"; did you mean {close}?" if close else ""
             raise ConfigError(f"{source}: `{key}` names unknown rule code '{code}'{suggestion} "
                               "(aml-lint --list-rules shows them all)")

@@ -66,31 +66,66 @@ def _run_checks(document: loader.Document) -> list[Diagnostic]:
 def lint_text(text: str, path: str = "<stdin>", config: Config | None = None,
               base_dir: Path | None = None) -> FileReport:
     """Lint a spec given as text. ``path`` is shown in diagnostics and decides per-file ignores."""
-    return _finish(text, _analyse(path, text, base_dir), config or Config())
+    return _finish(_analyse(path, text, base_dir), config or Config())
 
 
 def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Path | None = None) -> FileReport:
     config = config or Config()
-    text, problem = loader.decode(path, raw, config.max_file_size)
+    return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size), config)
+
+
+def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int) -> FileReport:
+    text, problem = loader.decode(path, raw, max_bytes)
     if problem is not None:
-        return _finish("", FileReport(path, diagnostics=[problem]), config)
-    return _finish(text, _analyse(path, text, base_dir), config)
+        return FileReport(path, diagnostics=[problem])
+    return _analyse(path, text, base_dir)
+
+
+# The configuration-independent analysis of each file version, so that a component file used by
+# many pipelines (and linted in its own right) is analysed once per process.
+_ANALYSED: dict[tuple, FileReport] = {}
+_ANALYSED_LIMIT = 20_000
+
+
+def _analysed(path: Path, shown: str, max_bytes: int) -> FileReport:
+    try:
+        status = path.stat()
+        key: tuple | None = (str(path.resolve()), status.st_mtime_ns, status.st_size, max_bytes)
+    except OSError:
+        key = None
+    report = _ANALYSED.get(key) if key else None
+    if report is None:
+        try:
+            raw = path.read_bytes()
+        except OSError as error:
+            reason = error.strerror or str(error)
+            if path.is_symlink():
+                reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
+            return FileReport(shown, diagnostics=[Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {reason}")])
+        report = _analyse_bytes(raw, shown, path.parent, max_bytes)
+        if key is not None:
+            if len(_ANALYSED) >= _ANALYSED_LIMIT:
+                _ANALYSED.clear()
+            _ANALYSED[key] = report
+    diagnostics = [d if d.path == shown else replace(d, path=shown) for d in report.diagnostics]
+    return FileReport(shown, report.kind, report.skipped, diagnostics, report.text)
 
 
 def lint_file(path: Path, config: Config | None = None, display: str | None = None) -> FileReport:
-    shown = display or str(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as error:
-        reason = error.strerror or str(error)
-        if path.is_symlink():
-            reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
-        report = FileReport(shown, diagnostics=[Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {reason}")])
-        return _finish("", report, config or Config())
-    return lint_bytes(raw, shown, config, path.parent)
+    config = config or Config()
+    return _finish(_analysed(path, display or str(path), config.max_file_size), config)
 
 
 def _analyse(path: str, text: str, base_dir: Path | None) -> FileReport:
+    try:
+        return _analyse_unguarded(path, text, base_dir)
+    except Exception as error:  # a bug of ours: one clear line, never a traceback
+        return FileReport(path, text=text, diagnostics=[Diagnostic(
+            path, 1, 1, "AML000", f"internal error while checking this file: {type(error).__name__}: {error}",
+            hint="please report this to amllab with the file that triggered it")])
+
+
+def _analyse_unguarded(path: str, text: str, base_dir: Path | None) -> FileReport:
     document, problems = loader.parse(path, text, base_dir)
     report = FileReport(path, diagnostics=list(problems), text=text)
     if document.data is None:
@@ -109,8 +144,10 @@ def _analyse(path: str, text: str, base_dir: Path | None) -> FileReport:
     return report
 
 
-def _finish(text: str, report: FileReport, config: Config) -> FileReport:
+def _finish(report: FileReport, config: Config) -> FileReport:
+    """Apply the configuration and the file's suppression comments (to a report of our own)."""
     path = report.path
+    text = report.text or ""
     kept = []
     for diagnostic in report.diagnostics:
         if not config.enabled(diagnostic.code, path):

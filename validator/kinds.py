@@ -95,7 +95,8 @@ def _looks_like_component(data: dict) -> bool:
         if isinstance(ports, dict):
             for port in ports.values():
                 if isinstance(port, dict) and (
-                    _COMPONENT_INPUT_KEYS & port.keys() or port.get("type") in _PARAMETER_TYPES
+                    _COMPONENT_INPUT_KEYS & port.keys()
+                    or (isinstance(port.get("type"), str) and port["type"] in _PARAMETER_TYPES)
                 ):
                     return True
     return False

@@ -26,12 +26,13 @@ def lint_many(files: list[Path], config: Config, jobs: int) -> list[FileReport]:
         context = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
         return [lint_file(p, config) for p in files]
-    # Warm the schema validators once here so every forked worker inherits them.
-    from .schema_check import _validator
+    # Compile the fast schema checks once here so every forked worker inherits them
+    # (jsonschema itself is only loaded by a worker that meets an invalid file).
     from .kinds import KINDS
+    from .schema_check import _fast
 
     for kind in KINDS:
-        _validator(kind)
+        _fast(kind)
     workers = max(1, min(jobs, len(files) // 32))
     chunk = max(1, len(files) // (workers * 4))
     with context.Pool(workers, initializer=_init, initargs=(config,)) as pool:

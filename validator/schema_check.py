@@ -126,7 +126,6 @@ def _translate(error: Any, document: Document) -> list[Diagnostic]:
     schema = error.schema if isinstance(error.schema, dict) else {}
     keyword = error.validator
     path: Path_ = tuple(error.absolute_path)
-    kind = document.kind
 
     if keyword in ("anyOf", "oneOf"):
         chosen = _aimed_alternative(error)

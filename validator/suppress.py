@@ -80,7 +80,7 @@ def apply(path: str, diagnostics: list[Diagnostic], suppressions: list[Suppressi
         for code in suppression.codes:
             if not any(k.startswith(code) for k in known_codes):
                 if reportable("AML012"):
-                    close = closest(code, known_codes)
+                    close = closest(code, known_codes, cutoff=0.8)
                     kept.append(_unused(path, suppression, f"names unknown rule code '{code}'",
                                         f"did you mean {close}?" if close else None))
             elif not any(u.startswith(code) for u in suppression.used) and reportable(code) \

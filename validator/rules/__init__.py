@@ -6,6 +6,8 @@ below. Codes are stable once released (families in shared/DESIGN.md).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ._base import ALL_KINDS, REGISTRY, Rule
 from . import (  # noqa: F401  (each module registers its rules on import)
     file_level,     # AML000-AML013  reading, YAML, kind detection, suppressions
@@ -24,9 +26,10 @@ from . import (  # noqa: F401  (each module registers its rules on import)
 RULES: dict[str, Rule] = dict(sorted(REGISTRY.items()))
 
 
-def checks_for(kind: str) -> list[Rule]:
+@lru_cache(maxsize=None)
+def checks_for(kind: str) -> tuple[Rule, ...]:
     """The rules with a check function that apply to ``kind``, in code order."""
-    return [rule for rule in RULES.values() if rule.check is not None and kind in rule.kinds]
+    return tuple(rule for rule in RULES.values() if rule.check is not None and kind in rule.kinds)
 
 
 __all__ = ["ALL_KINDS", "RULES", "Rule", "checks_for"]

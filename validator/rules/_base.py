@@ -61,14 +61,16 @@ def declare(code: str, name: str, severity: Severity, summary: str, *,
 
 
 def check(code: str, name: str, severity: Severity, summary: str, *,
-          bad: str, good: str, kinds: Iterable[str] = ALL_KINDS) -> Callable[[CheckFunction], CheckFunction]:
+          bad: str, good: str, kinds: Iterable[str] = ALL_KINDS,
+          examples_are_runnable: bool = True) -> Callable[[CheckFunction], CheckFunction]:
     """Decorator registering a check function; its docstring is the rule's documentation."""
 
     def register(function: CheckFunction) -> CheckFunction:
         if code in REGISTRY:
             raise ValueError(f"duplicate rule code {code}")
         REGISTRY[code] = Rule(code, name, severity, summary, _clean(function.__doc__ or ""),
-                              _clean(bad), _clean(good), "check", frozenset(kinds), function)
+                              _clean(bad), _clean(good), "check", frozenset(kinds), function,
+                              examples_are_runnable)
         return function
 
     return register
