@@ -1,1 +1,548 @@
-"""Rules of this family are added here (see validator/rules/__init__.py)."""
+"""AML8xx: what a spec points at outside itself. `azureml:` references to environments, code,
+data, models and components must have one of the forms Azure ML resolves (SPEC §3.1, §3.2,
+§3.4, §12 rules 6-7); local paths (`code`, data inputs, a conda file, a Docker build context,
+`additional_includes`) must exist relative to the spec's folder, and so must the script the
+command starts. Computes and datastores (`azureml:cpu-cluster`) are not versioned and are left
+to their own families; so are component files referenced by pipeline steps and the job file of
+a schedule."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from .. import expressions, pycode
+from ..diagnostic import Diagnostic, Severity
+from ..loader import Document, Path_
+from ..references import resolve
+from ..suggest import closest
+from ._base import check
+from .file_level import JOB
+from .training_code import _span, holders
+
+# What each role of a reference is called in messages.
+NOUNS = {"environment": "environment", "code": "code", "data": "data asset", "model": "model",
+         "component": "component", "pipeline_component": "pipeline component", "output": "output path"}
+VERSIONED = {"environment", "code", "data", "model", "component", "pipeline_component"}
+# The asset-type segment of registry URIs and ARM ids, per role (None: not checked).
+TYPE_SEGMENTS: dict[str, set[str] | None] = {
+    "environment": {"environments", "environment"},
+    "code": {"codes", "code"},
+    "component": {"components", "component"},
+    "pipeline_component": {"components", "component"},
+    "data": None,
+    "model": None,
+}
+KNOWN_TYPE_SEGMENTS = {"environments", "environment", "codes", "code", "components", "component",
+                       "models", "model", "data"}
+MODEL_TYPES = {"custom_model", "mlflow_model", "triton_model"}
+LITERAL_TYPES = {"integer", "number", "string", "boolean"}
+
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
+_ARM = re.compile(r"^/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\.machinelearningservices/"
+                  r"workspaces/[^/]+/(?P<type>[^/]+)/(?P<name>[^/]+)(?:/versions/(?P<version>[^/]+))?/?$",
+                  re.IGNORECASE)
+_LONG_DATASTORE = re.compile(r"^subscriptions/[^/]+/resourcegroups/[^/]+/(?:providers/"
+                             r"microsoft\.machinelearningservices/)?workspaces/[^/]+/"
+                             r"(?:datastores/[^/]+/paths(?:/.*)?|data/[^/]+/versions/[^/]+/?)$", re.IGNORECASE)
+_EXPRESSION = re.compile(r"\$\{\{.*?\}\}")
+_DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
+
+
+@dataclass
+class Slot:
+    """A value of the spec that points outside it: ``role`` says what it must be."""
+
+    path: Path_
+    value: Any
+    role: str            # see NOUNS, or "includes" (an additional_includes entry), "inline_env"
+    local: bool = True   # whether a local path here is resolved against this file
+
+
+def _mapping(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _ports(data: dict, base: Path_, local: bool) -> Iterator[Slot]:
+    for name, value in _mapping(data.get("inputs")).items():
+        if isinstance(value, dict) and "path" in value:
+            kind = value.get("type")
+            if isinstance(kind, str) and kind in LITERAL_TYPES:
+                continue
+            role = "model" if kind in MODEL_TYPES else "data"
+            yield Slot(base + ("inputs", name, "path"), value.get("path"), role, local)
+    for name, value in _mapping(data.get("outputs")).items():
+        if isinstance(value, dict) and "path" in value:
+            yield Slot(base + ("outputs", name, "path"), value.get("path"), "output", False)
+
+
+def _runnable(data: dict, base: Path_, local: bool, includes: bool = False) -> Iterator[Slot]:
+    """environment, code (and a component's additional_includes) of a job, trial or component."""
+    environment = data.get("environment")
+    if isinstance(environment, dict):
+        yield Slot(base + ("environment",), environment, "inline_env", local)
+    elif "environment" in data:
+        yield Slot(base + ("environment",), environment, "environment", local)
+    if "code" in data:
+        yield Slot(base + ("code",), data.get("code"), "code", local)
+    if includes and isinstance(data.get("additional_includes"), list):
+        for index, item in enumerate(data["additional_includes"]):
+            yield Slot(base + ("additional_includes", index), item, "includes", local)
+
+
+def _node(name: str, node: dict) -> Iterator[Slot]:
+    base: Path_ = ("jobs", name)
+    for key in ("component", "trial"):
+        value = node.get(key)
+        if isinstance(value, dict):
+            yield from _runnable(value, base + (key,), True, includes=True)
+        elif isinstance(value, str):
+            role = "pipeline_component" if node.get("type") == "pipeline" else "component"
+            yield Slot(base + (key,), value, role)
+    yield from _runnable(node, base, True)
+    task = node.get("task")
+    if isinstance(task, dict):
+        yield from _runnable(task, base + ("task",), True)
+    yield from _ports(node, base, True)
+
+
+def slots(document: Document) -> Iterator[Slot]:
+    data = _mapping(document.data)
+    kind = document.kind
+    if kind == "commandJob":
+        yield from _runnable(data, (), True)
+        yield from _ports(data, (), True)
+    elif kind == "sweepJob":
+        yield from _runnable(_mapping(data.get("trial")), ("trial",), True)
+        yield from _ports(data, (), True)
+    elif kind == "commandComponent":
+        yield from _runnable(data, (), True, includes=True)
+    elif kind in ("pipelineJob", "pipelineComponent"):
+        if kind == "pipelineJob":
+            if isinstance(data.get("component"), str):
+                yield Slot(("component",), data["component"], "pipeline_component")
+            yield from _ports(data, (), True)
+        for name, node in _mapping(data.get("jobs")).items():
+            if isinstance(node, dict):
+                yield from _node(name, node)
+    elif kind == "schedule":
+        create_job = data.get("create_job")
+        if isinstance(create_job, dict):
+            # Overrides are merged into the job file: local paths are left to that file.
+            yield from _runnable(create_job, ("create_job",), False)
+            yield from _ports(create_job, ("create_job",), False)
+
+
+# ----------------------------------------------------------------------------- reference forms
+def _with_placeholders(text: str) -> str:
+    return _EXPRESSION.sub("x", text)
+
+
+def reference_problem(text: str, role: str) -> tuple[str | None, str | None, bool]:
+    """(problem, hint, unpinned) for an ``azureml:`` reference used as ``role``."""
+    noun = NOUNS.get(role, "asset")
+    value = _with_placeholders(text.strip())
+    rest = value[len("azureml:"):]
+    expected = TYPE_SEGMENTS.get(role)
+    if rest.startswith("//"):
+        parts = rest[2:].split("/")
+        if parts and parts[-1] == "" and len(parts) > 1:
+            parts = parts[:-1]
+        host = parts[0] if parts else ""
+        if host == "registries":
+            if role == "output":
+                return (f"an output is written to a datastore, not to registry asset '{text}'",
+                        "write 'azureml://datastores/<datastore>/paths/<path>'", False)
+            if len(parts) < 4 or not all(parts[1:4]):
+                return (f"'{text}' is not a registry reference: it needs "
+                        f"'azureml://registries/<registry>/<type>/<name>/versions/<version>'",
+                        "or end it with '/labels/latest'", False)
+            if len(parts) == 4:
+                return (f"'{text}' does not say which version to use: a registry reference ends in "
+                        "'/versions/<version>' or '/labels/<label>'",
+                        f"write '{text.rstrip('/')}/versions/<version>' or '{text.rstrip('/')}/labels/latest'",
+                        False)
+            if len(parts) != 6 or parts[4] not in ("versions", "labels") or not parts[5]:
+                return (f"'{text}' is not a registry reference: after the name comes "
+                        "'/versions/<version>' or '/labels/<label>'", None, False)
+            segment = parts[2]
+            if segment not in KNOWN_TYPE_SEGMENTS:
+                return (f"'{segment}' in '{text}' is not an asset type of a registry (environments, "
+                        "components, models, data, codes)", None, False)
+            if expected is not None and segment not in expected:
+                return (f"'{text}' names {segment}, but `{_key(role)}` takes {'an' if noun[0] in 'aeiou' else 'a'} "
+                        f"{noun}", None, False)
+            return None, None, False
+        if host == "datastores":
+            if role not in ("data", "model", "output"):
+                return (f"a datastore path cannot be used as {'an' if noun[0] in 'aeiou' else 'a'} {noun}: '{text}'",
+                        None, False)
+            if len(parts) < 3 or not parts[1] or parts[2] != "paths":
+                return (f"'{text}' is not a datastore URI: write "
+                        "'azureml://datastores/<datastore>/paths/<path>'", None, False)
+            return None, None, False
+        if host == "subscriptions":
+            if _LONG_DATASTORE.match("/".join(parts)) and role in ("data", "model", "output"):
+                return None, None, False
+            return (f"'{text}' is not a workspace URI Azure ML resolves: the long form is "
+                    "'azureml://subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/datastores/<ds>/paths/<path>'",
+                    None, False)
+        if host == "jobs":
+            if role not in ("data", "model"):
+                return f"a job output cannot be used as {'an' if noun[0] in 'aeiou' else 'a'} {noun}: '{text}'", None, False
+            if len(parts) < 4 or not parts[1] or parts[2] != "outputs" or not parts[3]:
+                return (f"'{text}' is not a job output URI: write "
+                        "'azureml://jobs/<job-name>/outputs/<output>/paths/<path>'", None, False)
+            return None, None, False
+        if host in ("feeds", "locations"):
+            return None, None, False
+        return (f"'{text}' is not an Azure ML URI: 'azureml://' is followed by registries/, "
+                "datastores/, subscriptions/ or jobs/",
+                "a workspace asset is written 'azureml:<name>:<version>' (one colon, no slashes)", False)
+    if role == "output":
+        return (f"an output path is a storage location, not asset '{text}'",
+                "write 'azureml://datastores/<datastore>/paths/<path>'; to register the output, "
+                "set the output's `name` and `version`", False)
+    if rest.startswith("/"):
+        match = _ARM.match(rest)
+        if match is None:
+            return (f"'{text}' is not a valid ARM id: it needs "
+                    "'/subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.MachineLearningServices/"
+                    "workspaces/<ws>/<type>/<name>/versions/<version>'", None, False)
+        segment = match.group("type").lower()
+        if expected is not None and segment not in expected:
+            return f"'{text}' names {segment}, but `{_key(role)}` takes {'an' if noun[0] in 'aeiou' else 'a'} {noun}", None, False
+        return None, None, match.group("version") is None
+    if not rest:
+        return (f"'{text}' names no {noun} after 'azureml:'",
+                "write 'azureml:<name>:<version>' or 'azureml:<name>@latest'", False)
+    if "@" in rest:
+        name, label = rest.split("@", 1)
+        if not name:
+            return (f"'{text}' has no {noun} name before '@'", "write 'azureml:<name>@latest'", False)
+        if not label:
+            return (f"'{text}' has no label after '@'", f"write 'azureml:{name}@latest'", False)
+        if not _NAME.match(name) or not _NAME.match(label):
+            bad = name if not _NAME.match(name) else label
+            return (f"'{bad}' in '{text}' is not a valid {'name' if bad == name else 'label'}: "
+                    "use letters, digits, '-', '_' and '.'",
+                    "write 'azureml:<name>:<version>' or 'azureml:<name>@<label>' (not both)", False)
+        return None, None, False
+    if ":" in rest:
+        name, version = rest.split(":", 1)
+        if not name:
+            return (f"'{text}' has no {noun} name before the version",
+                    "write 'azureml:<name>:<version>'", False)
+        if not version:
+            return (f"'{text}' has no version after ':'",
+                    f"write 'azureml:{name}:<version>', or 'azureml:{name}@latest' for the newest one", False)
+        if not _NAME.match(name) or not _NAME.match(version):
+            bad = name if not _NAME.match(name) else version
+            why = ("a reference is 'azureml:<name>:<version>', with one colon" if ":" in bad
+                   else "use letters, digits, '-', '_' and '.'")
+            return (f"'{bad}' in '{text}' is not a valid {'name' if bad == name else 'version'}: {why}",
+                    None, False)
+        return None, None, False
+    if not _NAME.match(rest):
+        return (f"'{rest}' in '{text}' is not a valid {noun} name: use letters, digits, '-', '_' and '.'",
+                "write 'azureml:<name>:<version>'", False)
+    return None, None, role in VERSIONED
+
+
+FORMS = {
+    "environment": "an environment is 'azureml:<name>:<version>', 'azureml:<name>@latest' or "
+                   "'azureml://registries/<registry>/environments/<name>/versions/<version>'",
+    "code": "code is a local folder, a URL, or 'azureml:<name>:<version>'",
+    "component": "a component is 'azureml:<name>:<version>', 'azureml:<name>@latest' or "
+                 "'azureml://registries/<registry>/components/<name>/versions/<version>'",
+    "pipeline_component": "a component is 'azureml:<name>:<version>' or 'azureml:<name>@latest'",
+    "data": "data is 'azureml:<name>:<version>', 'azureml:<name>@latest' or "
+            "'azureml://datastores/<datastore>/paths/<path>'",
+    "model": "a model is 'azureml:<name>:<version>', 'azureml:<name>@latest' or "
+             "'azureml://registries/<registry>/models/<name>/versions/<version>'",
+    "output": "write 'azureml://datastores/<datastore>/paths/<path>'",
+}
+
+
+def _key(role: str) -> str:
+    return {"environment": "environment", "code": "code", "component": "component",
+            "pipeline_component": "component", "data": "path", "model": "path"}.get(role, role)
+
+
+def _references(document: Document) -> Iterator[tuple[Slot, str | None, str | None, bool]]:
+    for slot in slots(document):
+        value = slot.value
+        if slot.role in ("includes", "inline_env") or not isinstance(value, str):
+            continue
+        if not value.strip().startswith("azureml:"):
+            continue
+        if expressions.has_expression(value) and expressions.parse(value).problems:
+            continue  # a malformed `${{ }}` inside is AML201's finding
+        problem, hint, unpinned = reference_problem(value, slot.role)
+        yield slot, problem, hint, unpinned
+
+
+def _env(reference: str) -> str:
+    return JOB.replace("environment: azureml:sklearn-train:2", f"environment: {reference}")
+
+
+_DATA_JOB = JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --data ${{inputs.iris}}") + \
+    "  iris:\n    type: uri_file\n    path: {path}\n"
+
+
+@check("AML801", "invalid-asset-reference", Severity.ERROR,
+       "An `azureml:` reference to an environment, code, data, model or component is malformed.",
+       bad=_env("azureml://registries/azureml/environments/sklearn-1.5"), good=JOB)
+def invalid_asset_reference(document: Document) -> Iterator[Diagnostic]:
+    """
+    Azure ML resolves a registered asset from one of these forms (SPEC §3.2, §3.4; core YAML
+    syntax): `azureml:<name>:<version>`, `azureml:<name>@<label>` (`@latest`), a long ARM id
+    `azureml:/subscriptions/.../workspaces/<ws>/<type>/<name>/versions/<version>`, a registry
+    URI `azureml://registries/<registry>/<type>/<name>/versions/<version>` or `.../labels/<label>`;
+    data also `azureml://datastores/<datastore>/paths/<path>`, the long
+    `azureml://subscriptions/.../datastores/<ds>/paths/<path>` form and job outputs
+    `azureml://jobs/<job>/outputs/<name>`. Anything else (`azureml:my-env:` with an empty
+    version, `azureml:@latest`, a registry URI without a version or label, a registry URI to
+    a model where an environment is expected, a datastore path as an environment) is refused at
+    submission, or resolves to nothing. An output's `path` is a storage location
+    (`azureml://datastores/...`); an output is registered with its `name` and `version`.
+    Computes and datastores (`azureml:cpu-cluster`) are not checked here.
+    """
+    for slot, problem, hint, _ in _references(document):
+        if problem is not None:
+            yield document.diagnostic("AML801", problem, slot.path, hint=hint or FORMS.get(slot.role))
+
+
+@check("AML802", "unpinned-asset-version", Severity.WARNING,
+       "An `azureml:<name>` reference has no version or label, so the default version is used.",
+       bad=_env("azureml:sklearn-train"), good=JOB)
+def unpinned_asset_version(document: Document) -> Iterator[Diagnostic]:
+    """
+    `azureml:<name>` without `:<version>` or `@<label>` is accepted for environments, data,
+    models, code and components: the SDK allows a default version (SPEC §3.4,
+    `EXP:cmd_env_noversion`), but the documented forms name one (§12 rule 6). Which version
+    runs then depends on the workspace's state when the job is submitted, so two runs of the
+    same spec can use different environments or data. Pin a version (`azureml:<name>:3`), or say
+    `@latest` when the newest one is what you mean. Computes and datastores have no versions
+    and get no warning.
+    """
+    for slot, problem, _, unpinned in _references(document):
+        if problem is None and unpinned:
+            noun = NOUNS.get(slot.role, "asset")
+            value = slot.value.strip()
+            yield document.diagnostic(
+                "AML802", f"{noun} '{value}' has no version or label: the default version is used; pin it",
+                slot.path, hint=f"write '{value}:<version>', or '{value}@latest' to follow the newest version")
+
+
+# ----------------------------------------------------------------------------- local paths
+def _local(value: Any) -> str | None:
+    """The local path a value names, or None for a reference, URL, binding or non-string."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if not text or "$" in text or "://" in text or text.startswith(("azureml:", "git+", "http:", "https:")):
+        return None
+    if _DRIVE.match(text) or any(c in text for c in "*?["):
+        return None
+    return text[len("file:"):] if text.startswith("file:") else text
+
+
+def _shown(document: Document, relative: str) -> str:
+    """The path as the user would write it from where they ran aml-lint."""
+    if os.path.isabs(relative):
+        return os.path.normpath(relative)
+    return os.path.normpath(os.path.join(os.path.dirname(document.path), relative))
+
+
+def _exists(document: Document, relative: str) -> Path | None:
+    try:
+        path = (Path(document.base_dir) / relative).resolve()
+        return path if path.exists() else None
+    except (OSError, RuntimeError, ValueError):
+        return None
+
+
+WHAT = {"code": "code folder", "data": "input path", "model": "model input path",
+        "includes": "additional include"}
+
+
+def _path_problems(document: Document) -> Iterator[Diagnostic]:
+    for slot in slots(document):
+        if not slot.local:
+            continue
+        if slot.role == "inline_env":
+            yield from _environment_paths(document, slot)
+            continue
+        if slot.role not in WHAT:
+            continue
+        relative = _local(slot.value)
+        if relative is None:
+            continue
+        if _exists(document, relative) is None:
+            hint = "paths are resolved against the folder of this spec file"
+            if relative.startswith("/subscriptions/"):
+                hint = "a registered asset needs the 'azureml:' prefix"
+            yield document.diagnostic(
+                "AML803", f"{WHAT[slot.role]} '{slot.value.strip()}' does not exist: "
+                          f"no file or folder '{_shown(document, relative)}'", slot.path, hint=hint)
+
+
+def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
+    environment = slot.value
+    conda = environment.get("conda_file")
+    relative = _local(conda)
+    if relative is not None:
+        path = _exists(document, relative)
+        where = slot.path + ("conda_file",)
+        if path is None:
+            yield document.diagnostic(
+                "AML803", f"conda file '{conda.strip()}' does not exist: no file "
+                          f"'{_shown(document, relative)}'", where,
+                hint="paths are resolved against the folder of this spec file")
+        elif path.is_dir():
+            yield document.diagnostic(
+                "AML803", f"conda file '{conda.strip()}' is a folder; `conda_file` names a conda YAML file",
+                where, hint="point it at the environment's conda.yml inside that folder")
+        else:
+            referenced = resolve(document, relative)
+            if referenced.document is None or not isinstance(referenced.data, dict):
+                yield document.diagnostic(
+                    "AML803", f"conda file '{conda.strip()}' is not a conda YAML file (a mapping with "
+                              "`channels` and `dependencies`); the SDK fails to load it",
+                    where, hint="a pip requirements file goes under `dependencies: - pip: [...]` of a conda file")
+    build = environment.get("build")
+    if isinstance(build, dict):
+        relative = _local(build.get("path"))
+        if relative is None:
+            return
+        path = _exists(document, relative)
+        if path is None:
+            yield document.diagnostic(
+                "AML803", f"Docker build context '{build['path'].strip()}' does not exist: no folder "
+                          f"'{_shown(document, relative)}'", slot.path + ("build", "path"),
+                hint="paths are resolved against the folder of this spec file")
+            return
+        if not path.is_dir():
+            yield document.diagnostic(
+                "AML803", f"Docker build context '{build['path'].strip()}' is a file; `build.path` names "
+                          "the folder that holds the Dockerfile", slot.path + ("build", "path"))
+            return
+        dockerfile = build.get("dockerfile_path", "Dockerfile")
+        if not isinstance(dockerfile, str) or "${{" in dockerfile or not dockerfile.strip():
+            return
+        if not (path / dockerfile.strip()).is_file():
+            where = slot.path + ("build", "dockerfile_path") if "dockerfile_path" in build else slot.path + ("build", "path")
+            shown = _shown(document, os.path.join(relative, dockerfile.strip()))
+            yield document.diagnostic(
+                "AML803", f"the Docker build context '{build['path'].strip()}' has no '{dockerfile.strip()}' "
+                          f"(looked for '{shown}')", where,
+                hint="set `dockerfile_path` to the Dockerfile's path inside the build context")
+
+
+@check("AML803", "missing-local-path", Severity.ERROR,
+       "A local path (code, data input, conda file, build context, additional include) does not exist.",
+       bad=_DATA_JOB.replace("{path}", "./data/iris.csv"),
+       good=_DATA_JOB.replace("{path}", "azureml:iris-csv:2"))
+def missing_local_path(document: Document) -> Iterator[Diagnostic]:
+    """
+    Local paths are resolved against the folder of the YAML file that names them (SPEC §1.2,
+    §12 rule 7), and uploaded when the job is submitted: `code`, a data or model input's `path`
+    (`./data/iris.csv`, `file:./data`), an inline environment's `conda_file` (which must be a
+    conda YAML file) and `build.path` (a folder holding the Dockerfile, `Dockerfile` unless
+    `dockerfile_path` says otherwise), and a component's `additional_includes`. The SDK checks
+    only some of them when loading ("Can't find directory or file in resolved absolute path");
+    a missing input path fails only at upload time. Bindings (`${{parent.inputs.x}}`), URLs
+    and `azureml:` references are not local paths.
+    """
+    yield from _path_problems(document)
+
+
+# ----------------------------------------------------------------------------- entry script
+def _python_files(folder: Path) -> list[str]:
+    try:
+        return sorted(p.name for p in folder.iterdir() if p.suffix == ".py")[:200]
+    except OSError:
+        return []
+
+
+def _elsewhere(root: Path, name: str, limit: int = 2000) -> str | None:
+    """The path, inside ``root``, of a file called ``name`` in a sub-folder (the script the
+    command meant when `code` is one level too high)."""
+    seen = 0
+    try:
+        for folder, dirs, files in os.walk(root):
+            depth = len(Path(folder).relative_to(root).parts)
+            dirs[:] = [] if depth >= 4 else sorted(
+                d for d in dirs if not d.startswith(".") and d not in ("__pycache__", "node_modules"))
+            if name in files:
+                return Path(os.path.relpath(os.path.join(folder, name), root)).as_posix()
+            seen += len(files)
+            if seen > limit:
+                break
+    except (OSError, ValueError):
+        return None
+    return None
+
+
+@check("AML804", "missing-entry-script", Severity.ERROR,
+       "The script the command starts is not in the local `code` folder.",
+       bad=JOB.replace("command: python train.py", "code: .\ncommand: python no_such_script.py"),
+       good=JOB.replace("command: python train.py", "code: azureml:train-code:1\ncommand: python train.py"))
+def missing_entry_script(document: Document) -> Iterator[Diagnostic]:
+    """
+    The command runs in the root of the uploaded `code` folder (SPEC §9.4): `python train.py`
+    needs `train.py` there (or in an `additional_includes` entry, which is copied next to it).
+    Otherwise the job fails right after start-up with "can't open file ... No such file or
+    directory", once the compute is up and the environment pulled. Usual causes: `code` points
+    at the parent folder (`python src/train.py` was meant), or the script was renamed.
+
+    Scripts started through `python`, `python -m torch.distributed.run`, `torchrun`,
+    `deepspeed` or `accelerate launch` are checked, also after `cd <folder> &&`. Not checked:
+    `python -m <module>` (it may be installed in the environment), paths with `${{...}}` or
+    `$VAR`, absolute paths, and scripts that an earlier command could write (`unzip`, `git
+    clone`, a shell script).
+    """
+    for holder in holders(document):
+        if holder.command_path is None:
+            continue
+        command = holder.data.get("command")
+        if not isinstance(command, str):
+            continue
+        snap = pycode.snapshot(holder.document, holder.data)
+        if snap is None:
+            continue
+        seen: dict[str, int] = {}
+        for invocation in pycode.command_line(command).invocations:
+            if invocation.kind != "script" or invocation.directory is None or invocation.after_writes:
+                continue
+            name = invocation.name
+            if pycode.PLACEHOLDER in name or "$" in name or os.path.isabs(name) or name.startswith("~"):
+                continue
+            if os.path.normpath(os.path.join(invocation.directory, name)).startswith(".."):
+                continue  # outside the snapshot: the image or a parent folder may hold it
+            nth = seen.get(name, 0)
+            seen[name] = nth + 1
+            if snap.find(name, invocation.directory) is not None:
+                continue
+            code = holder.data.get("code", "").strip() if isinstance(holder.data.get("code"), str) else ""
+            inside = os.path.join(invocation.directory or "", name)
+            message = f"'{name}' is not in the code folder '{code}'"
+            if snap.root.is_dir():
+                expected = snap.root / inside
+                message += f" (no file '{_shown(holder.document, os.path.join(_local(code) or code, inside))}')"
+                close = closest(Path(name).name, _python_files(expected.parent))
+                moved = _elsewhere(snap.root, Path(name).name)
+                if moved and moved != Path(inside).as_posix():
+                    message += f"; it is at '{moved}' inside the code folder"
+                elif close:
+                    message += f"; did you mean '{str(Path(name).parent / close) if Path(name).parent != Path('.') else close}'?"
+            else:
+                message += f", which is the single file '{snap.root.name}'"
+            yield document.diagnostic(
+                "AML804", message, holder.command_path,
+                hint="the command runs in the root of the uploaded `code` folder: fix the script path or `code:`",
+                span=_span(document, holder.command_path, command, name, nth))

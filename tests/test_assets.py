@@ -1,0 +1,127 @@
+"""The asset family (AML8xx): the `azureml:` reference grammar, local paths and entry scripts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from validator.engine import lint_file
+from validator.rules.assets import NOUNS, reference_problem
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+ARM = "azureml:/subscriptions/0/resourceGroups/rg/providers/Microsoft.MachineLearningServices/workspaces/ws"
+
+
+@pytest.mark.parametrize("value,role", [
+    ("azureml:my-env:3", "environment"),
+    ("azureml:AzureML-sklearn-1.0-ubuntu20.04-py38-cpu@latest", "environment"),
+    ("azureml://registries/azureml/environments/sklearn-1.5/labels/latest", "environment"),
+    ("azureml://registries/azureml/environments/sklearn-1.5/versions/14", "environment"),
+    (ARM + "/environments/my-env/versions/2", "environment"),
+    ("azureml://registries/contoso/components/train/versions/1", "component"),
+    ("azureml:train_model@latest", "component"),
+    ("azureml://datastores/workspaceblobstore/paths/iris/iris.csv", "data"),
+    ("azureml://datastores/${{default_datastore}}/paths/${{name}}/", "output"),
+    ("azureml://subscriptions/0/resourcegroups/rg/workspaces/ws/datastores/blob/paths/p/", "data"),
+    ("azureml://jobs/brave_river/outputs/artifacts/paths/model/", "model"),
+    ("azureml://registries/contoso/models/clf/versions/1", "model"),
+    ("azureml:${{parent.inputs.env_name}}:1", "environment"),
+])
+def test_accepted_forms(value: str, role: str) -> None:
+    assert reference_problem(value, role) == (None, None, False)
+
+
+@pytest.mark.parametrize("value,role", [
+    ("azureml:my-env", "environment"),
+    ("azureml:iris", "data"),
+    ("azureml:train_model", "component"),
+    (ARM + "/environments/my-env", "environment"),
+])
+def test_unpinned_forms(value: str, role: str) -> None:
+    problem, _, unpinned = reference_problem(value, role)
+    assert problem is None and unpinned
+
+
+@pytest.mark.parametrize("value,role,words", [
+    ("azureml:my-env:", "environment", "no version"),
+    ("azureml:@latest", "data", "no data asset name"),
+    ("azureml:iris@", "data", "no label"),
+    ("azureml:", "environment", "names no environment"),
+    ("azureml:a:1:2", "environment", "one colon"),
+    ("azureml:my data:1", "data", "not a valid name"),
+    ("azureml:x:1@latest", "data", "not both"),
+    ("azureml://registries/azureml/environments/sklearn-1.5", "environment", "which version"),
+    ("azureml://registries/azureml/models/sklearn/versions/1", "environment", "names models"),
+    ("azureml://registries/azureml/widgets/x/versions/1", "data", "not an asset type"),
+    ("azureml://datastores/blob/iris.csv", "data", "not a datastore URI"),
+    ("azureml://datastores/blob/paths/x", "environment", "datastore path cannot"),
+    ("azureml://my-env:1", "environment", "not an Azure ML URI"),
+    ("azureml:model:1", "output", "storage location"),
+    ("azureml:/subscriptions/0/rg", "component", "not a valid ARM id"),
+])
+def test_malformed_forms(value: str, role: str, words: str) -> None:
+    problem, hint, _ = reference_problem(value, role)
+    assert problem is not None and words in problem + " " + (hint or "")
+
+
+@SETTINGS
+@given(st.text(max_size=80), st.sampled_from(sorted(NOUNS)))
+def test_reference_grammar_never_raises(text: str, role: str) -> None:
+    problem, hint, unpinned = reference_problem("azureml:" + text, role)
+    assert problem is None or problem.strip() == problem
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        target = root / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text)
+
+
+COMPONENT = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+type: command
+name: report
+version: "1"
+code: {code}
+environment: azureml:AzureML-sklearn-1.5@latest
+command: {command}
+"""
+
+
+@pytest.mark.parametrize("code,command,includes,expected", [
+    ("./src", "python report.py", [], set()),
+    ("./src", "python shared/tool.py", ["./lib/shared"], set()),
+    ("./src", "python tool.py", ["./lib/shared"], {"AML804"}),
+    ("./src/report.py", "python report.py", [], set()),
+    ("./src/report.py", "python other.py", [], {"AML804"}),
+    ("./src", "git clone https://x/y.git && python y/train.py", [], set()),
+    ("./src", "python ${{inputs.script}}", [], set()),
+    ("./missing", "python report.py", [], {"AML803"}),
+    ("./src", "python report.py", ["./lib/absent"], {"AML803"}),
+])
+def test_entry_script_and_includes(tmp_path: Path, code: str, command: str, includes: list[str],
+                                   expected: set[str]) -> None:
+    write(tmp_path, {"src/report.py": "print('report')\n", "lib/shared/tool.py": "print('tool')\n"})
+    text = COMPONENT.format(code=code, command=command)
+    if includes:
+        text += "additional_includes:\n" + "".join(f"  - {item}\n" for item in includes)
+    spec = tmp_path / "component.yml"
+    spec.write_text(text)
+    found = {d.code for d in lint_file(spec).diagnostics if d.code.startswith("AML8")}
+    assert found == expected
+
+
+def test_conda_file_must_be_a_yaml_mapping(tmp_path: Path) -> None:
+    write(tmp_path, {"src/report.py": "print(1)\n", "env/conda.yml": "channels: [conda-forge]\ndependencies: [python=3.11]\n",
+                     "env/requirements.txt": "mlflow\nscikit-learn\n"})
+    for conda, expected in (("./env/conda.yml", set()), ("./env/requirements.txt", {"AML803"}),
+                            ("./env", {"AML803"}), ("./env/absent.yml", {"AML803"})):
+        spec = tmp_path / "component.yml"
+        spec.write_text(COMPONENT.format(code="./src", command="python report.py").replace(
+            "environment: azureml:AzureML-sklearn-1.5@latest",
+            f"environment:\n  image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04\n  conda_file: {conda}"))
+        assert {d.code for d in lint_file(spec).diagnostics if d.code.startswith("AML8")} == expected, conda
