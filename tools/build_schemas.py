@@ -142,9 +142,13 @@ ENVIRONMENT: Schema = {
 
 LITERAL_TYPES = ["string", "number", "boolean"]
 DATA_INPUT_MODES = ("ro_mount", "download", "direct")
-DATA_INPUT = obj({"path": NONEMPTY, "mode": enum_ci(*DATA_INPUT_MODES), "path_on_compute": STRING,
+INPUT_MODE_HINT = ("inputs are read-only (ro_mount, download or direct); rw_mount and upload are "
+                   "output modes")
+DATA_INPUT = obj({"path": NONEMPTY, "mode": {**enum_ci(*DATA_INPUT_MODES), "x-hint": INPUT_MODE_HINT},
+                  "path_on_compute": STRING,
                   "datastore": STRING, "description": STRING, "optional": BOOL})
-MODEL_INPUT = obj({"path": NONEMPTY, "mode": enum_ci(*DATA_INPUT_MODES), "datastore": STRING,
+MODEL_INPUT = obj({"path": NONEMPTY, "mode": {**enum_ci(*DATA_INPUT_MODES), "x-hint": INPUT_MODE_HINT},
+                   "datastore": STRING,
                    "description": STRING, "optional": BOOL})
 MLTABLE_INPUT = obj({"path": NONEMPTY,
                      "mode": enum_ci(*DATA_INPUT_MODES, "eval_mount", "eval_download"),
