@@ -22,7 +22,8 @@ def case_files() -> list[Path]:
 
 def render(case: Path) -> str:
     """What `aml-lint --isolated --color never [ARGS] <case>` prints, where ARGS come from an
-    optional <case>.args file (only -v and --max-file-size are understood)."""
+    optional <case>.args file (only -v, --max-file-size and --workspace, relative to the case's
+    folder, are understood)."""
     config = Config(root=ROOT)
     args: list[str] = []
     args_file = case.with_suffix(".args")
@@ -30,6 +31,9 @@ def render(case: Path) -> str:
         args = shlex.split(args_file.read_text())
         if "--max-file-size" in args:
             config = config.with_overrides(max_file_size=int(args[args.index("--max-file-size") + 1]))
+        if "--workspace" in args:
+            folder = case.parent / args[args.index("--workspace") + 1]
+            config = config.with_overrides(workspace=folder.relative_to(ROOT))
     verbose = "-v" in args
     relative = case.relative_to(ROOT).as_posix()
     report = lint_file(case, config, display=relative)

@@ -50,6 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--stdin-filename", metavar="PATH",
                         help="the path to report (and to resolve relative paths from) for '-'")
     parser.add_argument("--max-file-size", type=int, metavar="BYTES", help="largest file to read")
+    parser.add_argument("--workspace", type=Path, metavar="DIR",
+                        help="a local aml-run workspace: referenced data, environments, components "
+                             "and computes must be registered there (default: $AMLLAB_WORKSPACE)")
     parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                         help="worker processes for large trees (default: one per core)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
@@ -119,6 +122,13 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
             overrides["select"] = tuple(overrides.get("select", config.select)) + overrides.pop("extend_select")
         if args.strict:
             overrides["warnings_as_errors"] = ("ALL",)
+        workspace_folder = args.workspace or (Path(os.environ["AMLLAB_WORKSPACE"])
+                                              if os.environ.get("AMLLAB_WORKSPACE") else None)
+        if workspace_folder is not None:
+            from .workspace import load_registry
+
+            load_registry(workspace_folder)  # a missing or broken workspace is a usage error
+            overrides["workspace"] = workspace_folder
         if args.max_file_size is not None:
             if args.max_file_size <= 0:
                 return _fail("--max-file-size must be a positive number of bytes")

@@ -36,6 +36,8 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     warnings_as_errors: tuple[str, ...] = ()
     max_file_size: int = DEFAULT_MAX_BYTES
+    # A local workspace folder: referenced assets must be registered there (AML805).
+    workspace: Path | None = None
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
 

@@ -11,11 +11,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from . import kinds, loader, suppress
+from . import kinds, loader, suppress, workspace
 from .config import Config
 from .diagnostic import Diagnostic, Severity
 from .rules import RULES, checks_for
 from .schema_check import check_schema
+from .workspace import Registry
 
 YAML_SUFFIXES = (".yml", ".yaml")
 SKIP_DIRS = {"node_modules", "__pycache__", "venv", "site-packages"}
@@ -63,22 +64,41 @@ def _run_checks(document: loader.Document) -> list[Diagnostic]:
     return findings
 
 
+def _registry(config: Config) -> Registry | None:
+    if config.workspace is None:
+        return None
+    folder = config.workspace.resolve()
+    try:
+        stamp = (folder / workspace.FILE_NAME).stat().st_mtime_ns
+    except OSError:
+        stamp = 0
+    key = (folder, stamp)
+    if key not in _REGISTRIES:
+        _REGISTRIES[key] = workspace.load_registry(config.workspace)  # as given, for messages
+    return _REGISTRIES[key]
+
+
+_REGISTRIES: dict[tuple, Registry] = {}
+
+
 def lint_text(text: str, path: str = "<stdin>", config: Config | None = None,
               base_dir: Path | None = None) -> FileReport:
     """Lint a spec given as text. ``path`` is shown in diagnostics and decides per-file ignores."""
-    return _finish(_analyse(path, text, base_dir), config or Config())
+    config = config or Config()
+    return _finish(_analyse(path, text, base_dir, _registry(config)), config)
 
 
 def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Path | None = None) -> FileReport:
     config = config or Config()
-    return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size), config)
+    return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size, _registry(config)), config)
 
 
-def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int) -> FileReport:
+def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,
+                   registry: Registry | None = None) -> FileReport:
     text, problem = loader.decode(path, raw, max_bytes)
     if problem is not None:
         return FileReport(path, diagnostics=[problem])
-    return _analyse(path, text, base_dir)
+    return _analyse(path, text, base_dir, registry)
 
 
 # The configuration-independent analysis of each file version, so that a component file used by
@@ -87,10 +107,10 @@ _ANALYSED: dict[tuple, FileReport] = {}
 _ANALYSED_LIMIT = 20_000
 
 
-def _analysed(path: Path, shown: str, max_bytes: int) -> FileReport:
+def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None = None) -> FileReport:
     try:
         status = path.stat()
-        key: tuple | None = (str(path.resolve()), status.st_mtime_ns, status.st_size, max_bytes)
+        key: tuple | None = (str(path.resolve()), status.st_mtime_ns, status.st_size, max_bytes, id(registry))
     except OSError:
         key = None
     report = _ANALYSED.get(key) if key else None
@@ -102,7 +122,7 @@ def _analysed(path: Path, shown: str, max_bytes: int) -> FileReport:
             if path.is_symlink():
                 reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
             return FileReport(shown, diagnostics=[Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {reason}")])
-        report = _analyse_bytes(raw, shown, path.parent, max_bytes)
+        report = _analyse_bytes(raw, shown, path.parent, max_bytes, registry)
         if key is not None:
             if len(_ANALYSED) >= _ANALYSED_LIMIT:
                 _ANALYSED.clear()
@@ -113,20 +133,21 @@ def _analysed(path: Path, shown: str, max_bytes: int) -> FileReport:
 
 def lint_file(path: Path, config: Config | None = None, display: str | None = None) -> FileReport:
     config = config or Config()
-    return _finish(_analysed(path, display or str(path), config.max_file_size), config)
+    return _finish(_analysed(path, display or str(path), config.max_file_size, _registry(config)), config)
 
 
-def _analyse(path: str, text: str, base_dir: Path | None) -> FileReport:
+def _analyse(path: str, text: str, base_dir: Path | None, registry: Registry | None = None) -> FileReport:
     try:
-        return _analyse_unguarded(path, text, base_dir)
+        return _analyse_unguarded(path, text, base_dir, registry)
     except Exception as error:  # a bug of ours: one clear line, never a traceback
         return FileReport(path, text=text, diagnostics=[Diagnostic(
             path, 1, 1, "AML000", f"internal error while checking this file: {type(error).__name__}: {error}",
             hint="please report this to amllab with the file that triggered it")])
 
 
-def _analyse_unguarded(path: str, text: str, base_dir: Path | None) -> FileReport:
+def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Registry | None) -> FileReport:
     document, problems = loader.parse(path, text, base_dir)
+    document.workspace = registry
     report = FileReport(path, diagnostics=list(problems), text=text)
     if document.data is None:
         return report

@@ -57,6 +57,8 @@ class Document:
     positions: dict[Path_, Position] = field(default_factory=dict)
     base_dir: Path = field(default_factory=Path)
     kind: str | None = None
+    # The local workspace registry (validator.workspace.Registry) when linting with --workspace.
+    workspace: Any = None
 
     @property
     def lines(self) -> list[str]:

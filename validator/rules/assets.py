@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from .. import expressions, pycode
+from .. import expressions, pycode, workspace
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ..references import resolve
@@ -546,3 +546,68 @@ def missing_entry_script(document: Document) -> Iterator[Diagnostic]:
                 "AML804", message, holder.command_path,
                 hint="the command runs in the root of the uploaded `code` folder: fix the script path or `code:`",
                 span=_span(document, holder.command_path, command, name, nth))
+
+
+# ----------------------------------------------------------------------------- workspace registry
+_ROLE_SECTIONS = {"environment": "environments", "data": "data", "component": "components",
+                  "pipeline_component": "components"}
+
+
+def _compute_slots(document: Document) -> Iterator[Slot]:
+    data = _mapping(document.data)
+    if "compute" in data:
+        yield Slot(("compute",), data.get("compute"), "compute")
+    settings = _mapping(data.get("settings"))
+    if "default_compute" in settings:
+        yield Slot(("settings", "default_compute"), settings.get("default_compute"), "compute")
+    for name, node in _mapping(data.get("jobs")).items():
+        if isinstance(node, dict) and "compute" in node:
+            yield Slot(("jobs", name, "compute"), node.get("compute"), "compute")
+
+
+@check("AML805", "unregistered-asset", Severity.ERROR,
+       "With `--workspace`, a referenced data asset, environment, component or compute is not "
+       "registered in that local workspace.",
+       bad=JOB, good=JOB, examples_are_runnable=False)
+def unregistered_asset(document: Document) -> Iterator[Diagnostic]:
+    """
+    Only with `aml-lint --workspace DIR` (or `AMLLAB_WORKSPACE`): the folder's `workspace.yml`
+    is the local registry that `aml-run ... create` writes (validator/workspace.py documents its
+    format). A job whose `azureml:churn-raw:3`, `azureml:sklearn-train:2`,
+    `azureml:prep_data:1` or `azureml:cpu-cluster` is not there would be refused by the service
+    ("not found") and is refused by `aml-run` before anything runs; the message lists the
+    registered versions and gives the command that registers the missing one. Registry URIs,
+    datastore paths and ARM ids point outside a local workspace and are not checked. The
+    example is the same file linted against a workspace without, and then with, those assets.
+    """
+    registry = document.workspace
+    if registry is None:
+        return
+    for slot in [*slots(document), *_compute_slots(document)]:
+        section = "computes" if slot.role == "compute" else _ROLE_SECTIONS.get(slot.role)
+        if section is None or not isinstance(slot.value, str):
+            continue
+        value = slot.value.strip()
+        if section == "computes" and value in ("serverless", "azureml:serverless", "local"):
+            continue
+        parsed = workspace.parse_reference(value)
+        if parsed is None:
+            continue
+        name, version, label = parsed
+        if registry.has(section, name, version, label):
+            continue
+        title = workspace.TITLES[section]
+        known = registry.versions(section, name)
+        if section == "computes" or not known:
+            others = list(registry.assets.get(section, {}))
+            close = closest(name, others)
+            message = f"{title} '{name}' is not registered in workspace '{registry.folder}'"
+            if close:
+                message += f"; did you mean '{close}'?"
+        else:
+            wanted = f"version {version}" if version else f"label '{label}'"
+            message = (f"{title} '{name}' has no {wanted} in workspace '{registry.folder}' "
+                       f"(registered: {', '.join(known)})")
+        command = workspace.REGISTER_COMMANDS[section].format(name=name, version=version or "<version>")
+        yield document.diagnostic("AML805", message, slot.path,
+                                  hint=f"register it: `{command} --workspace {registry.folder}`")

@@ -1,0 +1,77 @@
+"""The local workspace registry that `aml-lint --workspace` checks references against."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from test_cli import GOOD, run
+from validator.errors import UsageError
+from validator.workspace import load_registry, parse_reference
+
+REGISTRY = """\
+version: 1
+data:
+  churn-raw:
+    "3": {type: uri_folder, path: data/churn-raw}
+environments:
+  sklearn-train:
+    "2": {python: python3, labels: [stable]}
+computes:
+  cpu-cluster: {type: cpu}
+"""
+
+
+@pytest.mark.parametrize("reference,parsed", [
+    ("azureml:churn-raw:3", ("churn-raw", "3", None)),
+    ("azureml:churn-raw@latest", ("churn-raw", None, "latest")),
+    ("azureml:cpu-cluster", ("cpu-cluster", None, None)),
+    ("azureml://registries/azureml/environments/x/versions/1", None),
+    ("azureml:/subscriptions/s/resourceGroups/r/workspaces/w/data/d/versions/1", None),
+    ("azureml:", None), ("azureml:x:", None), ("azureml:@latest", None),
+])
+def test_parse_reference(reference: str, parsed) -> None:
+    assert parse_reference(reference) == parsed
+
+
+def test_registry_lookups(tmp_path: Path) -> None:
+    (tmp_path / "workspace.yml").write_text(REGISTRY)
+    registry = load_registry(tmp_path)
+    assert registry.has("data", "churn-raw", "3") and not registry.has("data", "churn-raw", "4")
+    assert registry.has("data", "churn-raw", label="latest")
+    assert registry.has("environments", "sklearn-train", label="stable")
+    assert not registry.has("environments", "sklearn-train", label="beta")
+    assert registry.has("computes", "cpu-cluster") and not registry.has("computes", "gpu-cluster")
+    assert registry.versions("data", "churn-raw") == ["3"]
+
+
+def test_an_empty_folder_is_an_empty_workspace(tmp_path: Path) -> None:
+    assert not load_registry(tmp_path).has("computes", "cpu-cluster")
+
+
+@pytest.mark.parametrize("text,message", [
+    ("- a\n- b\n", "must be a mapping"),
+    ("data: [1, 2]\n", "`data` must be a mapping of names"),
+    ("data:\n  churn: 3\n", "`data.churn` must map versions to entries"),
+    ("data: {\n", "cannot read the workspace registry"),
+])
+def test_a_broken_registry_is_one_clear_error(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "workspace.yml").write_text(text)
+    with pytest.raises(UsageError, match=message):
+        load_registry(tmp_path)
+
+
+def test_cli_workspace_flag_and_environment_variable(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "workspace.yml").write_text(REGISTRY)
+    (tmp_path / "job.yml").write_text(GOOD)
+    assert run("job.yml", cwd=tmp_path).returncode == 0  # no workspace: nothing to check against
+    assert run("--workspace", "ws", "job.yml", cwd=tmp_path).returncode == 0  # all registered
+    (tmp_path / "ws" / "workspace.yml").write_text(REGISTRY.replace('"2": {python', '"1": {python'))
+    result = run("job.yml", cwd=tmp_path, env={"AMLLAB_WORKSPACE": "ws"})
+    assert result.returncode == 1
+    assert "AML805 error: environment 'sklearn-train' has no version 2 in workspace 'ws' (registered: 1)" \
+        in result.stdout
+    missing = run("--workspace", "nope", "job.yml", cwd=tmp_path)
+    assert missing.returncode == 2 and "workspace folder nope does not exist" in missing.stderr

@@ -1,0 +1,119 @@
+"""The local workspace's registry: what `azureml:<name>:<version>` means on this machine.
+
+A workspace is a folder (the runner's default is `.amllab/`) holding `workspace.yml`. The
+runner's `aml-run data|environment|component|compute create` write it; `aml-lint --workspace
+DIR` reads it to check that every referenced asset is registered, as the service would refuse
+a job whose data asset or compute does not exist. The format (version 1):
+
+    version: 1
+    data:                         # data assets: name -> version -> entry
+      churn-raw:
+        "3": {type: uri_folder, path: data/churn-raw}
+    environments:
+      sklearn-train:
+        "2": {python: /usr/bin/python3}
+    components:
+      prep_data:
+        "1": {path: components/prep_data.yml}
+    computes:                     # computes have no versions: name -> entry
+      cpu-cluster: {type: cpu, max_instances: 4}
+
+Versions are strings. An entry may carry `labels: [...]` besides the implicit `latest` (the
+most recently registered version, i.e. the last listed). Only the validator reads YAML; the
+runner gets a :class:`Registry`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from .errors import UsageError
+
+FILE_NAME = "workspace.yml"
+VERSIONED = ("data", "environments", "components")
+SECTIONS = VERSIONED + ("computes",)
+
+# How `aml-run` registers each kind (shown in the fix for an unregistered reference).
+REGISTER_COMMANDS = {
+    "data": "aml-run data create --name {name} --version {version} --path <local path>",
+    "environments": "aml-run environment create --name {name} --version {version} --file <environment.yml>",
+    "components": "aml-run component create --file <component.yml>",
+    "computes": "aml-run compute create --name {name}",
+}
+TITLES = {"data": "data asset", "environments": "environment", "components": "component",
+          "computes": "compute"}
+
+
+@dataclass(frozen=True)
+class Registry:
+    folder: Path
+    assets: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def versions(self, section: str, name: str) -> list[str]:
+        entries = self.assets.get(section, {}).get(name)
+        return list(entries) if isinstance(entries, dict) else []
+
+    def has(self, section: str, name: str, version: str | None = None, label: str | None = None) -> bool:
+        """Whether ``name`` (at ``version`` or ``label``; any version when both are None) is
+        registered. Computes have no versions."""
+        entries = self.assets.get(section, {}).get(name)
+        if entries is None:
+            return False
+        if section == "computes" or (version is None and label is None):
+            return True
+        if version is not None:
+            return version in entries
+        if label == "latest":
+            return bool(entries)
+        return any(isinstance(e, dict) and label in (e.get("labels") or []) for e in entries.values())
+
+
+def load_registry(folder: Path) -> Registry:
+    """Read ``folder/workspace.yml``; a problem with it is one :class:`UsageError` line."""
+    path = folder / FILE_NAME
+    if not folder.is_dir():
+        raise UsageError(f"workspace folder {folder} does not exist (create one with `aml-run`, or "
+                         "point --workspace at the folder that holds workspace.yml)")
+    if not path.is_file():
+        return Registry(folder, {section: {} for section in SECTIONS})
+    try:
+        data = yaml.safe_load(path.read_text("utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise UsageError(f"{path}: cannot read the workspace registry: {error}") from None
+    data = data or {}
+    if not isinstance(data, dict):
+        raise UsageError(f"{path}: the workspace registry must be a mapping with "
+                         f"{', '.join(SECTIONS)}")
+    assets: dict[str, dict[str, Any]] = {}
+    for section in SECTIONS:
+        entries = data.get(section) or {}
+        if not isinstance(entries, dict):
+            raise UsageError(f"{path}: `{section}` must be a mapping of names")
+        if section in VERSIONED:
+            for name, versions in entries.items():
+                if not isinstance(versions, dict):
+                    raise UsageError(f"{path}: `{section}.{name}` must map versions to entries")
+            assets[section] = {str(n): {str(v): e for v, e in vs.items()} for n, vs in entries.items()}
+        else:
+            assets[section] = {str(n): e for n, e in entries.items()}
+    return Registry(folder, assets)
+
+
+def parse_reference(reference: str) -> tuple[str, str | None, str | None] | None:
+    """`azureml:<name>[:<version>|@<label>]` -> (name, version, label); None for other forms
+    (registry and datastore URIs, ARM ids), which a local workspace cannot hold."""
+    if not reference.startswith("azureml:") or reference.startswith("azureml://") \
+            or reference.startswith("azureml:/"):
+        return None
+    body = reference[len("azureml:"):]
+    if "@" in body:
+        name, label = body.split("@", 1)
+        return (name, None, label) if name and label else None
+    if ":" in body:
+        name, version = body.split(":", 1)
+        return (name, version, None) if name and version else None
+    return (body, None, None) if body else None
