@@ -268,3 +268,21 @@ def malformed_binding(data: dict) -> dict | None:
             return data
     return None
 
+
+
+@planter("AML519", "a step gives a typed component input a literal of another type", PIPELINES)
+def literal_of_wrong_type(data: dict) -> dict | None:
+    """Add a step whose inline component declares an integer input, and pass it a word."""
+    jobs = data.get("jobs")
+    if not isinstance(jobs, dict):
+        return None
+    jobs["zz_planted"] = {
+        "type": "command",
+        "inputs": {"epochs": "many"},
+        "component": {
+            "inputs": {"epochs": {"type": "integer", "default": 10}},
+            "environment": "azureml:sklearn-train:2",
+            "command": "python -c 'print(1)' --epochs ${{inputs.epochs}}",
+        },
+    }
+    return data

@@ -1087,3 +1087,98 @@ def malformed_binding(document: Document) -> Iterator[Diagnostic]:
             binding.path, span=binding.span(document),
             hint="write `${{parent.inputs.<name>}}`, `${{parent.outputs.<name>}}` or "
                  "`${{parent.jobs.<step>.outputs.<name>}}`")
+
+
+# ----------------------------------------------------------------------------- AML519
+_DATA_PORTS = {"uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model", "path"}
+
+
+def _literal_of(value: Any) -> tuple[bool, Any]:
+    """(is a literal, its value) for a step input: a bare scalar or `{value: x}`; bindings,
+    data mappings and strings holding `${{ }}` are not literals."""
+    if isinstance(value, dict):
+        if set(value) <= {"value", "description"} and "value" in value:
+            value = value["value"]
+        else:
+            return False, None
+    if isinstance(value, str) and "${{" in value:
+        return False, None
+    if value is None or isinstance(value, (dict, list)):
+        return False, None
+    return True, value
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str):
+        try:
+            return float(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def literal_problem(port_type: str, spec: dict, value: Any) -> str | None:
+    """Why ``value`` cannot be given to a component input declared as ``spec``, or None."""
+    shown = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
+    if port_type in _DATA_PORTS:
+        return f"is a {port_type} input (data), but the step gives it the literal {shown}"
+    if port_type == "boolean":
+        if isinstance(value, bool) or (isinstance(value, str) and value.strip().lower() in ("true", "false")):
+            return None
+        return f"is a boolean input, but the step gives it {shown}"
+    if port_type in ("integer", "number"):
+        number = _as_number(value)
+        if number is None:
+            return f"is a{'n' if port_type == 'integer' else ''} {port_type} input, but the step gives it {shown}"
+        if port_type == "integer" and not number.is_integer():
+            return f"is an integer input, but the step gives it {shown} (the SDK would truncate it)"
+        low, high = _as_number(spec.get("min")), _as_number(spec.get("max"))
+        if low is not None and number < low:
+            return f"has min {spec.get('min')}, but the step gives it {shown}"
+        if high is not None and number > high:
+            return f"has max {spec.get('max')}, but the step gives it {shown}"
+        return None
+    if port_type == "string":
+        options = spec.get("enum")
+        if isinstance(options, list) and options and str(value) not in [str(o) for o in options]:
+            return f"allows only {', '.join(repr(str(o)) for o in options)}, but the step gives it {shown}"
+    return None
+
+
+@check("AML519", "literal-input-mismatch", Severity.ERROR,
+       "A literal a step gives a component input does not fit its declared type, range or enum.",
+       bad=COMPONENT_STEP.replace("learning_rate: 0.05", "learning_rate: fast"),
+       good=COMPONENT_STEP, kinds=PIPELINES)
+def literal_input_mismatch(document: Document) -> Iterator[Diagnostic]:
+    """
+    A component declares each parameter's type (`integer`, `number`, `boolean`, `string`) and
+    may bound it (`min`, `max`) or list its values (`enum`). A step that passes a literal of
+    another type or outside those bounds is accepted when the pipeline is loaded (SPEC §5.5,
+    `EXP:p_literal_type_mismatch`) and fails at run time ("Parameter 'x' should not be less
+    than ..."), or the script receives text it cannot parse; a literal given to a data input
+    (`uri_folder`...) is not data at all. Strings that hold numbers (`"0.1"`) count as numbers,
+    as the SDK parses them. Registered components (`azureml:`) cannot be read offline.
+    """
+    pipeline = analyse(document)
+    for step in _component_steps(pipeline):
+        for name, value in step.inputs.items():
+            spec = (step.definition.inputs or {}).get(name)
+            if not isinstance(spec, dict) or not isinstance(spec.get("type"), str):
+                continue
+            literal, content = _literal_of(value)
+            if not literal:
+                continue
+            problem = literal_problem(spec["type"], spec, content)
+            if problem is None:
+                continue
+            where: Path_ = ("jobs", step.name, "inputs", name)
+            if isinstance(value, dict):
+                where += ("value",)
+            yield document.diagnostic(
+                "AML519", f"input '{name}' of step '{step.name}' {problem}", where,
+                hint=f"give a value that fits {step.definition.describe()}'s declaration, or bind it "
+                     f"to a pipeline input (`{name}: ${{{{parent.inputs.{name}}}}}`)")
