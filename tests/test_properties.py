@@ -4,6 +4,7 @@ never an exception, and every diagnostic points inside the file."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import yaml
@@ -19,7 +20,9 @@ ROOT = Path(__file__).resolve().parent.parent
 VALID = sorted((ROOT / "tests" / "fixtures" / "valid").rglob("*.yml"))
 SPECS = [p for p in VALID if p.parent.name in {"commandJob", "sweepJob", "pipelineJob", "commandComponent",
                                                "pipelineComponent", "schedule"}]
-SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# AMLLAB_EXAMPLES raises the example count for a longer hunt (the suite's default stays quick).
+SETTINGS = settings(max_examples=int(os.environ.get("AMLLAB_EXAMPLES", "150")), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def assert_well_formed(report, text: str) -> None:
