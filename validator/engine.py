@@ -15,6 +15,7 @@ from . import kinds, loader, suppress, workspace
 from .config import Config
 from .diagnostic import Diagnostic, Severity
 from .rules import RULES, checks_for
+from .paths import resolved
 from .schema_check import check_schema
 from .workspace import Registry
 
@@ -110,7 +111,7 @@ _ANALYSED_LIMIT = 20_000
 def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None = None) -> FileReport:
     try:
         status = path.stat()
-        key: tuple | None = (str(path.resolve()), status.st_mtime_ns, status.st_size, max_bytes, id(registry))
+        key: tuple | None = (str(resolved(path)), status.st_mtime_ns, status.st_size, max_bytes, id(registry))
     except OSError:
         key = None
     report = _ANALYSED.get(key) if key else None

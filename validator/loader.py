@@ -28,6 +28,7 @@ MAX_ALIAS_EXPANSIONS = 10_000
 MAX_DEPTH = 200
 
 _YAML = "tag:yaml.org,2002:"
+_STR = _YAML + "str"
 _SCALAR_TAGS = {_YAML + t for t in ("str", "int", "float", "bool", "null")}
 _KEEP_AS_TEXT_TAGS = {_YAML + "timestamp", _YAML + "binary"}
 _constructor = SafeConstructor()
@@ -228,6 +229,8 @@ class _Builder:
 
     def _scalar(self, node: yaml.ScalarNode, where: Path_) -> Any:
         tag = node.tag
+        if tag == _STR:
+            return node.value  # most scalars: no constructor call needed
         if tag in _SCALAR_TAGS:
             try:
                 return _constructor.yaml_constructors[tag](_constructor, node)

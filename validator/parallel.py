@@ -18,7 +18,10 @@ def _init(config: Config) -> None:
 
 
 def _lint(path: Path) -> FileReport:
-    return lint_file(path, _config)
+    report = lint_file(path, _config)
+    if not report.diagnostics:
+        report.text = None  # only excerpts need the source: do not ship it back for clean files
+    return report
 
 
 def lint_many(files: list[Path], config: Config, jobs: int) -> list[FileReport]:

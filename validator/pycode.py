@@ -16,6 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from .paths import resolved
 from .references import is_local_path
 
 if TYPE_CHECKING:
@@ -159,7 +160,7 @@ def code_folder(document: "Document", holder: object) -> Path | None:
     if text.startswith("file:"):
         text = text[len("file:"):]
     try:
-        return (Path(document.base_dir) / text).resolve()
+        return resolved(Path(document.base_dir) / text)
     except (OSError, RuntimeError, ValueError):
         return None
 
@@ -455,13 +456,13 @@ class Snapshot:
                 return self.root if Path(wanted.as_posix()) == Path(self.root.name) else None
             candidate = self.root / wanted
             if candidate.is_file():
-                return candidate.resolve()
+                return resolved(candidate)
             first = wanted.parts[0] if wanted.parts else ""
             for include in self.includes:
                 if include.name == first:
                     candidate = include.parent / wanted
                     if candidate.is_file():
-                        return candidate.resolve()
+                        return resolved(candidate)
         except (OSError, ValueError, RuntimeError):
             return None
         return None
@@ -489,7 +490,7 @@ def snapshot(document: "Document", holder: object) -> Snapshot | None:
     for item in raw if isinstance(raw, list) else []:
         if is_local_path(item) and "${{" not in item and "://" not in item:
             try:
-                includes.append((Path(document.base_dir) / item.strip()).resolve())
+                includes.append(resolved(Path(document.base_dir) / item.strip()))
             except (OSError, RuntimeError, ValueError):
                 continue
     return Snapshot(root, tuple(includes))
@@ -981,7 +982,7 @@ def _module_files(script: Path, module: str, level: int, names: tuple[str, ...],
             for candidate in candidates:
                 try:
                     if candidate.is_file():
-                        found.append(candidate.resolve())
+                        found.append(resolved(candidate))
                 except OSError:
                     continue
     return found

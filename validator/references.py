@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .diagnostic import Diagnostic
 from .loader import DEFAULT_MAX_BYTES, Document, load_path
+from .paths import resolved
 
 
 @dataclass
@@ -62,7 +63,7 @@ def resolve(document: Document, reference: str) -> Referenced:
     from .kinds import detect
 
     text = reference[len("file:"):] if reference.startswith("file:") else reference
-    path = (document.base_dir / text).resolve()
+    path = resolved(document.base_dir / text)
     try:
         stamp = path.stat().st_mtime
     except OSError:

@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from .. import expressions, pycode, workspace
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
+from ..paths import resolved
 from ..references import resolve
 from ..suggest import closest
 from ._base import check
@@ -360,7 +361,7 @@ def _shown(document: Document, relative: str) -> str:
 
 def _exists(document: Document, relative: str) -> Path | None:
     try:
-        path = (Path(document.base_dir) / relative).resolve()
+        path = resolved(Path(document.base_dir) / relative)
         return path if path.exists() else None
     except (OSError, RuntimeError, ValueError):
         return None
