@@ -65,6 +65,10 @@ def _run_checks(document: loader.Document) -> list[Diagnostic]:
     return findings
 
 
+# Workspace registries read for --workspace, per folder and version of workspace.yml.
+_REGISTRIES: dict[tuple, Registry] = {}
+
+
 def _registry(config: Config) -> Registry | None:
     if config.workspace is None:
         return None
@@ -77,9 +81,6 @@ def _registry(config: Config) -> Registry | None:
     if key not in _REGISTRIES:
         _REGISTRIES[key] = workspace.load_registry(config.workspace)  # as given, for messages
     return _REGISTRIES[key]
-
-
-_REGISTRIES: dict[tuple, Registry] = {}
 
 
 def lint_text(text: str, path: str = "<stdin>", config: Config | None = None,
