@@ -33,18 +33,8 @@ BINDING_SECTIONS = ("inputs", "outputs", "jobs")
 # ----------------------------------------------------------------------------- examples
 
 ENV = "azureml:sklearn-train:2"
-PIPELINE = f"""\
-$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
-type: pipeline
-settings:
-  default_compute: azureml:cpu-cluster
-inputs:
-  raw_data:
-    type: uri_folder
-    path: azureml:churn-raw:3
-outputs:
-  trained_model:
-    type: uri_folder
+# The two-step body shared by the pipeline job and pipeline component examples.
+_STEPS = f"""\
 jobs:
   prep:
     type: command
@@ -64,6 +54,20 @@ jobs:
     outputs:
       model: ${{{{parent.outputs.trained_model}}}}
 """
+
+PIPELINE = """\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+settings:
+  default_compute: azureml:cpu-cluster
+inputs:
+  raw_data:
+    type: uri_folder
+    path: azureml:churn-raw:3
+outputs:
+  trained_model:
+    type: uri_folder
+""" + _STEPS
 
 # A step running an inline (anonymous) component, so that examples need no component file.
 COMPONENT_STEP = f"""\
@@ -93,7 +97,7 @@ jobs:
         python train.py --data ${{{{inputs.training_data}}}} --lr ${{{{inputs.learning_rate}}}}
 """
 
-PIPELINE_COMPONENT = f"""\
+PIPELINE_COMPONENT = """\
 $schema: https://azuremlschemas.azureedge.net/latest/pipelineComponent.schema.json
 type: pipeline
 name: prep_and_train
@@ -104,25 +108,7 @@ inputs:
 outputs:
   trained_model:
     type: uri_folder
-jobs:
-  prep:
-    type: command
-    command: python prep.py --raw ${{{{inputs.raw}}}} --clean ${{{{outputs.clean}}}}
-    environment: {ENV}
-    inputs:
-      raw: ${{{{parent.inputs.raw_data}}}}
-    outputs:
-      clean:
-        type: uri_folder
-  train:
-    type: command
-    command: python train.py --data ${{{{inputs.data}}}} --model ${{{{outputs.model}}}}
-    environment: {ENV}
-    inputs:
-      data: ${{{{parent.jobs.prep.outputs.clean}}}}
-    outputs:
-      model: ${{{{parent.outputs.trained_model}}}}
-"""
+""" + _STEPS
 
 # Examples about referenced files point at files of the golden tests (paths from the
 # repository root, where the documentation examples are checked).
