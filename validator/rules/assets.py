@@ -21,6 +21,7 @@ from ..paths import resolved
 from ..references import resolve
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
 from .file_level import JOB
 from .training_code import _span, holders
 
@@ -61,10 +62,6 @@ class Slot:
     value: Any
     role: str            # see NOUNS, or "includes" (an additional_includes entry), "inline_env"
     local: bool = True   # whether a local path here is resolved against this file
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _ports(data: dict, base: Path_, local: bool) -> Iterator[Slot]:

@@ -15,6 +15,8 @@ from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
+from ._values import sdk_number as _number
 from .expressions import _occurrence, command_sites
 
 COMPONENT = """\
@@ -77,10 +79,6 @@ INPUT_VARIABLES = re.compile(r"(?:AZURE_ML_INPUT_|AZUREML_PARAMETER_|AZUREML_SWE
 
 
 # ----------------------------------------------------------------------------- walking
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def component_definitions(document: Document) -> Iterator[tuple[Path_, dict]]:
     """(path, mapping) of every component the document defines: the document itself for a
     component file, and each inline mapping under `jobs.<step>.component` / `jobs.<step>.trial`
@@ -137,21 +135,6 @@ def _span(document: Document, path: Path_, text: str, start: int, token: str) ->
 
 
 # ----------------------------------------------------------------------------- values
-def _number(value: Any) -> float | None:
-    """The value as the SDK reads a numeric field (``float(value)``), or None."""
-    if isinstance(value, bool):
-        return None
-    try:
-        if isinstance(value, (int, float)):
-            return float(value)
-        if isinstance(value, str):
-            return float(value.strip())
-    except (ValueError, OverflowError):
-        if isinstance(value, int):
-            return math.inf if value > 0 else -math.inf
-    return None
-
-
 def _shown(value: Any) -> str:
     if isinstance(value, bool):
         return str(value).lower()

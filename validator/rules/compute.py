@@ -22,6 +22,7 @@ from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
 from .file_level import JOB
 
 JOB_KINDS = ("commandJob", "sweepJob")
@@ -101,10 +102,6 @@ class Holder:
     path: Path_
     data: dict
     context: Context = field(default_factory=lambda: Context("", ""))
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _is_binding(value: Any) -> bool:

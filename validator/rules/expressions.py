@@ -12,6 +12,7 @@ from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
 from .file_level import JOB
 
 COMMAND_KINDS = ("commandJob", "sweepJob", "commandComponent", "pipelineJob", "pipelineComponent")
@@ -47,10 +48,6 @@ class CommandSite:
     outputs: dict
     search_space: dict | None
     owner: str
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def command_sites(document: Document) -> Iterator[CommandSite]:

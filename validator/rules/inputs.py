@@ -19,6 +19,7 @@ from .. import expressions
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ._base import check
+from ._values import mapping as _mapping
 from .expressions import command_sites
 from .file_level import JOB
 
@@ -135,10 +136,6 @@ class Port:
 
     def field(self, key: str) -> Any:
         return self.value.get(key) if isinstance(self.value, dict) else None
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _is_inline_step(node: dict) -> bool:

@@ -17,6 +17,8 @@ from ..loader import Document, Path_
 from ..references import Referenced, is_local_path, resolve
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
+from ._values import sdk_number
 
 PIPELINES = ("pipelineJob", "pipelineComponent")
 
@@ -135,10 +137,6 @@ jobs:
 
 
 # ----------------------------------------------------------------------------- the model
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def _ports(value: Any) -> dict | None:
@@ -1094,19 +1092,6 @@ def _literal_of(value: Any) -> tuple[bool, Any]:
     return True, value
 
 
-def _as_number(value: Any) -> float | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return float(value)
-    if isinstance(value, str):
-        try:
-            return float(value.strip())
-        except ValueError:
-            return None
-    return None
-
-
 def literal_problem(port_type: str, spec: dict, value: Any) -> str | None:
     """Why ``value`` cannot be given to a component input declared as ``spec``, or None."""
     shown = repr(value) if isinstance(value, str) else str(value).lower() if isinstance(value, bool) else str(value)
@@ -1117,12 +1102,12 @@ def literal_problem(port_type: str, spec: dict, value: Any) -> str | None:
             return None
         return f"is a boolean input, but the step gives it {shown}"
     if port_type in ("integer", "number"):
-        number = _as_number(value)
+        number = sdk_number(value)
         if number is None:
             return f"is a{'n' if port_type == 'integer' else ''} {port_type} input, but the step gives it {shown}"
-        if port_type == "integer" and not number.is_integer():
+        if port_type == "integer" and not isinstance(value, int) and not number.is_integer():
             return f"is an integer input, but the step gives it {shown} (the SDK would truncate it)"
-        low, high = _as_number(spec.get("min")), _as_number(spec.get("max"))
+        low, high = sdk_number(spec.get("min")), sdk_number(spec.get("max"))
         if low is not None and number < low:
             return f"has min {spec.get('min')}, but the step gives it {shown}"
         if high is not None and number > high:

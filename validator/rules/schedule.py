@@ -22,6 +22,7 @@ from ..loader import Document, Path_
 from ..references import Referenced, is_local_path, resolve
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
 
 KINDS = ("schedule",)
 JOB_KINDS = ("commandJob", "sweepJob", "pipelineJob")
@@ -88,10 +89,6 @@ create_job: scenarios/pipeline/pipeline.yml
 
 
 # ----------------------------------------------------------------------------- helpers
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
 def _trigger(document: Document) -> tuple[dict, str | None]:
     """The trigger mapping and its type (`cron`/`recurrence`, told from its keys when `type`
     is missing or wrong: the schema reports that)."""

@@ -23,6 +23,7 @@ from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
 
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")
 PIPELINE_KINDS = ("pipelineJob", "pipelineComponent")
@@ -144,10 +145,6 @@ class Entry:
     path: Path_
     distribution: str | None  # normalised type, None when it is not one of DISTRIBUTIONS
     nested: bool = False
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def sweeps(document: Document) -> Iterator[Sweep]:

@@ -18,6 +18,7 @@ from ..loader import Document, Path_
 from ..references import resolve
 from ..suggest import closest
 from ._base import check
+from ._values import mapping as _mapping
 from .file_level import JOB
 
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")
@@ -84,10 +85,6 @@ class SweepSite:
     policy: Any
     policy_path: Path_
     owner: str
-
-
-def _mapping(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
 
 
 def holders(document: Document) -> Iterator[Holder]:

@@ -1,0 +1,27 @@
+"""Reading values that may have any type: rules run even where the schema check failed."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+
+def mapping(value: Any) -> dict:
+    """``value`` when it is a mapping, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def sdk_number(value: Any) -> float | None:
+    """The value as the SDK reads a numeric field (``float(value)``: numbers, and strings that
+    parse as numbers, such as PyYAML's string '1e-3'), or None. Booleans are not numbers."""
+    if isinstance(value, bool):
+        return None
+    try:
+        if isinstance(value, (int, float)):
+            return float(value)
+        if isinstance(value, str):
+            return float(value.strip())
+    except (ValueError, OverflowError):
+        if isinstance(value, int):
+            return math.inf if value > 0 else -math.inf
+    return None
