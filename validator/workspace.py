@@ -117,3 +117,54 @@ def parse_reference(reference: str) -> tuple[str, str | None, str | None] | None
         name, version = body.split(":", 1)
         return (name, version, None) if name and version else None
     return (body, None, None) if body else None
+
+
+def register(folder: Path, section: str, name: str, version: str | None, entry: dict[str, Any]) -> str:
+    """Add ``name`` (at ``version``; computes have none) to ``folder/workspace.yml`` and return
+    the version registered. The registry is read, changed and written under an exclusive lock
+    and replaced atomically, so two concurrent ``aml-run ... create`` never lose an entry and a
+    reader never sees half a file. A version without an explicit number gets the next integer,
+    like the service's auto-increment."""
+    import fcntl
+    import os
+    import tempfile
+
+    if section not in SECTIONS:
+        raise UsageError(f"unknown registry section {section!r}")
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / FILE_NAME
+    with open(folder / (FILE_NAME + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        registry = load_registry(folder)
+        assets = {s: dict(registry.assets.get(s, {})) for s in SECTIONS}
+        if section in VERSIONED:
+            versions = dict(assets[section].get(name, {}))
+            if version is None:
+                numbers = [int(v) for v in versions if v.isdigit()]
+                version = str(max(numbers, default=0) + 1)
+            # Re-registering a version moves it to the end: it becomes `@latest`, as the newest.
+            versions.pop(version, None)
+            versions[version] = entry
+            assets[section][name] = versions
+        else:
+            assets[section][name] = entry
+        text = yaml.safe_dump({"version": 1, **assets}, sort_keys=False, allow_unicode=True)
+        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".workspace-", suffix=".yml")
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write("# The local registry of aml-run (see validator/workspace.py). Written by "
+                          "`aml-run ... create`.\n")
+                out.write(text)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(temporary, path)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+    return version or ""
+
+
+def latest(registry: Registry, section: str, name: str) -> str | None:
+    """The most recently registered version of ``name`` (the one `@latest` means)."""
+    versions = registry.versions(section, name)
+    return versions[-1] if versions else None

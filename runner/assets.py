@@ -1,0 +1,127 @@
+"""Registering assets in the workspace, as ``az ml data|environment|component|compute create``
+register them in the service. Each function checks what it registers (the data exists, the
+conda file parses, the component lints clean) and returns the entry as ``show`` prints it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from validator.spec import load_asset, load_spec
+
+from . import environments
+from .errors import NotFound, RunnerError
+from .workspace import SECTION_OF, Workspace
+
+DATA_TYPES = ("uri_file", "uri_folder", "mltable")
+
+
+def _from_file(file: str | Path | None) -> tuple[dict[str, Any], Path]:
+    if file is None:
+        return {}, Path.cwd()
+    path = Path(file)
+    if not path.is_file():
+        raise NotFound(f"{path}: no such file")
+    return load_asset(path), path.resolve().parent
+
+
+def _name_version(fields: dict[str, Any], name: str | None, version: str | None, what: str) -> tuple[str, str | None]:
+    name = name or fields.get("name")
+    if not name:
+        raise RunnerError(f"{what} needs a name: give --name or `name:` in the file")
+    chosen = version if version is not None else fields.get("version")
+    return str(name), None if chosen is None else str(chosen)
+
+
+def create_data(workspace: Workspace, file: str | None = None, name: str | None = None,
+                version: str | None = None, path: str | None = None, type_: str | None = None,
+                description: str | None = None) -> dict[str, Any]:
+    fields, base = _from_file(file)
+    name, version = _name_version(fields, name, version, "a data asset")
+    kind = type_ or fields.get("type") or "uri_folder"
+    if kind not in DATA_TYPES:
+        raise RunnerError(f"data asset type '{kind}' is not one of {', '.join(DATA_TYPES)}")
+    written = path or fields.get("path")
+    if not written:
+        raise RunnerError("a data asset needs a path: give --path or `path:` in the file")
+    written = str(written)
+    if written.startswith(("https://", "http://", "azureml://", "wasbs://", "abfss://")):
+        raise RunnerError(f"data path {written} is remote; a local workspace registers local files and folders")
+    local = Path(written[len("file:"):] if written.startswith("file:") else written)
+    source = (local if local.is_absolute() else base / local).resolve()
+    if not source.exists():
+        raise NotFound(f"data path {source} does not exist")
+    if kind == "uri_file" and not source.is_file():
+        raise RunnerError(f"a uri_file data asset must be a file, and {source} is a folder (use --type uri_folder)")
+    if kind != "uri_file" and not source.is_dir():
+        raise RunnerError(f"a {kind} data asset must be a folder, and {source} is a file (use --type uri_file)")
+    entry = {"type": kind, "path": str(source)}
+    if description or fields.get("description"):
+        entry["description"] = str(description or fields.get("description"))
+    version = workspace.register("data", name, version, entry)
+    return {"name": name, "version": version, **entry}
+
+
+def create_environment(workspace: Workspace, file: str | None = None, name: str | None = None,
+                       version: str | None = None, python: str | None = None,
+                       conda_file: str | None = None, image: str | None = None) -> dict[str, Any]:
+    fields, base = _from_file(file)
+    name, version = _name_version(fields, name, version, "an environment")
+    entry: dict[str, Any] = {}
+    image = image or fields.get("image")
+    if image:
+        entry["image"] = str(image)
+    conda = conda_file or fields.get("conda_file")
+    if conda:
+        conda_path = (Path.cwd() if conda_file else base) / str(conda)
+        if not conda_path.is_file():
+            raise NotFound(f"conda file {conda_path} does not exist")
+        requirements, pin = environments.conda_requirements(load_asset(conda_path))
+        entry.update(conda_file=str(conda_path.resolve()), pip=list(requirements))
+        if pin:
+            entry["python_version"] = pin
+    if python:
+        resolved, _ = environments.python_from(python, Path.cwd())
+        entry["python"] = str(Path(python).expanduser().resolve()) if Path(python).is_dir() else resolved
+    version = workspace.register("environment", name, version, entry)
+    return {"name": name, "version": version, **entry}
+
+
+def create_component(workspace: Workspace, file: str) -> dict[str, Any]:
+    spec = load_spec(file, workspace=workspace.folder)
+    if spec.kind not in ("commandComponent", "pipelineComponent"):
+        raise RunnerError(f"{file} is a {spec.kind}, not a component")
+    name, version = _name_version(spec.data, None, None, "a component")
+    entry = {"type": spec.data.get("type", "command"), "path": str(spec.path)}
+    version = workspace.register("component", name, version, entry)
+    return {"name": name, "version": version, **entry}
+
+
+def create_compute(workspace: Workspace, name: str, max_instances: int = 4, type_: str = "cpu",
+                   size: str | None = None) -> dict[str, Any]:
+    if max_instances < 1:
+        raise RunnerError("--max-instances must be at least 1")
+    entry: dict[str, Any] = {"type": type_, "max_instances": max_instances}
+    if size:
+        entry["size"] = size
+    workspace.register("compute", name, None, entry)
+    return {"name": name, **entry}
+
+
+def list_assets(workspace: Workspace, kind: str) -> list[dict[str, Any]]:
+    section = SECTION_OF[kind]
+    entries = workspace.registry().assets.get(section, {})
+    if section == "computes":
+        return [{"name": name, **entry} for name, entry in entries.items()]
+    return [{"name": name, "version": version, **entry}
+            for name, versions in entries.items() for version, entry in versions.items()]
+
+
+def show_asset(workspace: Workspace, kind: str, name: str, version: str | None = None,
+               label: str | None = None) -> dict[str, Any]:
+    reference = f"azureml:{name}" + (f":{version}" if version else f"@{label}" if label else "")
+    found_name, found_version, entry = workspace.lookup(kind, reference)
+    shown = {"name": found_name, **entry}
+    if found_version is not None:
+        shown = {"name": found_name, "version": found_version, **entry}
+    return shown

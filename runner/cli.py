@@ -1,0 +1,230 @@
+"""``aml-run``: the ``az ml`` verbs a learner needs, against a local workspace.
+
+    aml-run job create --file job.yml [--name N] [--set inputs.lr=0.1 ...] [--stream]
+    aml-run job stream|show|cancel NAME       aml-run job list
+    aml-run job download NAME [--output-name X] [--download-path D] [--all]
+    aml-run data|environment|component create --file F       (data also: --name --version --path --type)
+    aml-run compute create --name cpu-cluster [--max-instances K] [--type cpu|gpu]
+    aml-run data|environment|component|compute list|show
+
+Every verb takes ``-o json|yaml|table`` (table by default) and ``--workspace DIR``. Exit codes:
+0 success, 1 a job that did not complete or a spec with lint errors, 2 a usage error (unknown
+job or asset, missing file). Errors are one line (lint errors: the diagnostics), never a
+traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+from validator import __version__
+
+OUTPUTS = ("table", "json", "yaml")
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output", choices=OUTPUTS, default="table", help="output format (default: table)")
+    parser.add_argument("--workspace", "-w", metavar="DIR",
+                        help="the workspace folder (default: $AMLLAB_WORKSPACE, the nearest .amllab/ "
+                             "above the current directory, else .amllab/ beside the spec)")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="aml-run", description="Run Azure ML v2 job specs on this machine, "
+                                     "with the service's semantics and MLflow tracking.")
+    parser.add_argument("--version", action="version", version=f"aml-run {__version__}")
+    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute}")
+    groups.required = True
+
+    job = groups.add_parser("job", help="submit and follow jobs").add_subparsers(dest="verb", metavar="VERB")
+    job.required = True
+    create = job.add_parser("create", help="validate and submit a job spec")
+    create.add_argument("--file", "-f", required=True)
+    create.add_argument("--name", "-n")
+    create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a field, as az does: --set inputs.lr=0.1")
+    create.add_argument("--stream", action="store_true", help="follow the log and exit with the job's outcome")
+    for verb, text in (("stream", "follow a job's log until it ends"), ("show", "a job's details"),
+                       ("cancel", "stop a job and everything it started")):
+        sub = job.add_parser(verb, help=text)
+        sub.add_argument("name", nargs="?")
+        sub.add_argument("--name", "-n", dest="name_option")
+        _common(sub)
+    _common(create)
+    listing = job.add_parser("list", help="the workspace's jobs")
+    _common(listing)
+    download = job.add_parser("download", help="copy a job's outputs and logs")
+    download.add_argument("name", nargs="?")
+    download.add_argument("--name", "-n", dest="name_option")
+    download.add_argument("--output-name")
+    download.add_argument("--download-path", "-p", default=".")
+    download.add_argument("--all", action="store_true", help="the default artifacts and every named output")
+    _common(download)
+
+    for group, title in (("data", "data assets"), ("environment", "environments"),
+                         ("component", "components"), ("compute", "computes")):
+        verbs = groups.add_parser(group, help=title).add_subparsers(dest="verb", metavar="VERB")
+        verbs.required = True
+        create = verbs.add_parser("create", help=f"register {title[:-1]}")
+        if group == "compute":
+            create.add_argument("--name", "-n", required=True)
+            create.add_argument("--max-instances", type=int, default=4)
+            create.add_argument("--type", choices=("cpu", "gpu"), default="cpu")
+            create.add_argument("--size", help="a VM size, recorded for the record (e.g. Standard_DS3_v2)")
+        else:
+            create.add_argument("--file", "-f", required=group == "component")
+            if group != "component":
+                create.add_argument("--name", "-n")
+                create.add_argument("--version", "-v")
+            if group == "data":
+                create.add_argument("--path", "-p")
+                create.add_argument("--type", "-t", choices=("uri_file", "uri_folder", "mltable"))
+                create.add_argument("--description")
+            if group == "environment":
+                create.add_argument("--python", help="a Python executable or virtual environment folder "
+                                    "to run this environment's jobs with (default: the host interpreter)")
+                create.add_argument("--conda-file")
+                create.add_argument("--image")
+        _common(create)
+        _common(verbs.add_parser("list", help=f"list {title}"))
+        show = verbs.add_parser("show", help=f"one of the {title}")
+        show.add_argument("--name", "-n", required=True)
+        if group != "compute":
+            show.add_argument("--version", "-v")
+            show.add_argument("--label", "-l")
+        _common(show)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    from validator.errors import AmllabError
+    from validator.spec import SpecError
+
+    try:
+        return _dispatch(args)
+    except SpecError as error:
+        sys.stderr.write(error.render(color=_color()))
+        sys.stderr.write("aml-run: the spec has lint errors, so it was not submitted (the service "
+                         "would refuse it too)\n")
+        return 1
+    except AmllabError as error:
+        sys.stderr.write(f"aml-run: error: {error}\n")
+        return 2
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        sys.stderr = open(os.devnull, "w")
+        return 0
+
+
+def _color() -> bool:
+    return sys.stderr.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _name(args: argparse.Namespace) -> str:
+    from validator.errors import UsageError
+
+    name = args.name or args.name_option
+    if not name:
+        raise UsageError(f"job {args.verb} needs a job name (aml-run job list shows them)")
+    return name
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    from . import assets, jobs
+    from .workspace import Workspace
+
+    if args.group == "job":
+        spec = Path(args.file) if args.verb == "create" else None
+        workspace = Workspace.locate(args.workspace, spec, create=args.verb == "create")
+        if args.verb == "create":
+            name = jobs.submit(args.file, workspace, args.name, args.overrides)
+            if args.stream:
+                return jobs.stream(workspace, name, sys.stdout)
+            _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))
+            return 0
+        if args.verb == "list":
+            _print(jobs.list_jobs(workspace), args.output,
+                   ("name", "type", "status", "experiment_name", "display_name", "creation_time", "duration_s"))
+            return 0
+        name = _name(args)
+        if args.verb == "show":
+            _print(jobs.show(workspace, name), args.output,
+                   ("name", "type", "status", "experiment_name", "start_time", "end_time", "metrics", "log_path"))
+            return 0
+        if args.verb == "stream":
+            return jobs.stream(workspace, name, sys.stdout)
+        if args.verb == "cancel":
+            jobs.cancel(workspace, name)
+            _print(jobs.show(workspace, name), args.output, ("name", "status", "error"))
+            return 0
+        if args.verb == "download":
+            written = jobs.download(workspace, name, Path(args.download_path), args.output_name, args.all)
+            _print([{"downloaded": str(path)} for path in written], args.output, ("downloaded",))
+            return 0
+    workspace = Workspace.locate(args.workspace, None, create=args.verb == "create")
+    if args.verb == "list":
+        rows = assets.list_assets(workspace, args.group)
+        _print(rows, args.output, ("name", "version", "type", "path", "max_instances") if rows else ("name",))
+        return 0
+    if args.verb == "show":
+        shown = assets.show_asset(workspace, args.group, args.name, getattr(args, "version", None),
+                                  getattr(args, "label", None))
+        _print(shown, args.output, tuple(shown))
+        return 0
+    if args.group == "data":
+        entry = assets.create_data(workspace, args.file, args.name, args.version, args.path, args.type,
+                                   args.description)
+    elif args.group == "environment":
+        entry = assets.create_environment(workspace, args.file, args.name, args.version, args.python,
+                                          args.conda_file, args.image)
+    elif args.group == "component":
+        entry = assets.create_component(workspace, args.file)
+    else:
+        entry = assets.create_compute(workspace, args.name, args.max_instances, args.type, args.size)
+    _print(entry, args.output, tuple(entry))
+    return 0
+
+
+def _print(value: Any, output: str, columns: Sequence[str]) -> None:
+    if output == "json":
+        sys.stdout.write(json.dumps(value, indent=2, default=str) + "\n")
+    elif output == "yaml":
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(json.loads(json.dumps(value, default=str)), sort_keys=False,
+                                        allow_unicode=True))
+    else:
+        sys.stdout.write(table(value if isinstance(value, list) else [value], columns))
+
+
+def table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
+    """A plain aligned table, as ``az -o table`` prints: one header, one line per row."""
+    if not rows:
+        return "(none)\n"
+    columns = [c for c in columns if any(c in row for row in rows)]
+
+    def cell(value: Any) -> str:
+        if value is None:
+            return ""
+        if isinstance(value, dict):
+            return ", ".join(f"{k}={_short(v)}" for k, v in value.items())
+        return str(value)
+
+    grid = [[column.replace("_", " ").title() for column in columns]]
+    grid += [[cell(row.get(column)) for column in columns] for row in rows]
+    widths = [max(len(line[i]) for line in grid) for i in range(len(columns))]
+    lines = ["  ".join(value.ljust(width) for value, width in zip(line, widths)).rstrip() for line in grid]
+    lines.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(lines) + "\n"
+
+
+def _short(value: Any) -> str:
+    return f"{value:.4g}" if isinstance(value, float) else str(value)

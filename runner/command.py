@@ -1,0 +1,327 @@
+"""The command-job executor: plan at submission, run in the supervisor.
+
+A run folder (``<workspace>/runs/<job>/``) mirrors what the service keeps for a job:
+
+    job.yml                  the spec as submitted
+    plan.json                everything resolved: inputs, outputs, environment, compute, command
+    status.json              state, timestamps, error, metrics (runner/status.py)
+    wd/                      snapshot of `code`; the command's working directory
+    wd/outputs/, wd/logs/    the default outputs the service uploads (logged to MLflow at the end)
+    inputs/<name>            materialised inputs (links for ro_mount, read-only copies for download)
+    outputs/<name>/          one folder per declared output
+    user_logs/std_log.txt    the command's stdout and stderr
+    system_logs/amllab.log   what the runner did and decided
+
+Sweeps, distributed jobs and pipelines reuse :func:`plan_command` and :func:`execute`; they do
+not re-implement inputs, environments, MLflow or process handling.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from validator.spec import CommandJob, Spec
+
+from . import environments, inputs, process, status
+from .errors import NotFound, RunnerError
+from .substitute import RenderError, render_command
+from .tracking import Tracking
+from .workspace import Workspace
+
+PLAN = "plan.json"
+USER_LOG = Path("user_logs") / "std_log.txt"
+SYSTEM_LOG = Path("system_logs") / "amllab.log"
+# Variables of the host that would point the script's MLflow somewhere other than its run.
+_HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPERIMENT_NAME",
+                           "MLFLOW_TRACKING_URI", "AZUREML_RUN_ID", "VIRTUAL_ENV")
+
+
+# -- planning (in `aml-run job create`) ----------------------------------------------------------
+
+def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
+                 run_dir: Path) -> dict[str, Any]:
+    """Resolve everything a command job needs; raise before anything runs if it cannot."""
+    planned_inputs = {key: inputs.plan_input(value, spec.base_dir, workspace) for key, value in job.inputs.items()}
+    planned_outputs = {key: inputs.plan_output(value, run_dir, workspace, name) for key, value in job.outputs.items()}
+    environment = plan_environment(job.environment, spec.base_dir, workspace)
+    compute = plan_compute(job.compute, job.resources, workspace)
+    if job.code is not None and not job.code.exists():
+        raise NotFound(f"{spec.path}: code {job.code} does not exist")
+    return {
+        "name": name,
+        "type": "command",
+        "display_name": job.display_name or name,
+        "experiment_name": job.experiment_name or Path.cwd().name,
+        "description": job.description,
+        "tags": job.tags,
+        "spec": str(spec.path),
+        "overrides": list(spec.overrides),
+        "command": job.command,
+        "code": str(job.code) if job.code else None,
+        "environment": environment,
+        "compute": compute,
+        "inputs": planned_inputs,
+        "outputs": planned_outputs,
+        "environment_variables": job.environment_variables,
+        "timeout": job.timeout if job.timeout and job.timeout > 0 else None,
+        "workspace": str(workspace.folder),
+        "tracking_uri": workspace.tracking_uri,
+    }
+
+
+def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[str, Any]:
+    from validator.spec import load_asset
+
+    interpreter = environments.host()
+    requirements: tuple[str, ...] = ()
+    pin = None
+    label = "the host interpreter"
+    extra: dict[str, str] = {}
+    python = interpreter.python
+    if isinstance(value, str) and value.startswith("azureml:") and not value.startswith("azureml://"):
+        name, version, entry = workspace.lookup("environment", value)
+        label = f"{name}:{version}"
+        requirements = tuple(entry.get("pip") or ())
+        pin = entry.get("python_version")
+        if entry.get("python"):
+            python, extra = environments.python_from(str(entry["python"]), workspace.folder)
+    elif isinstance(value, dict):
+        label = "the inline environment"
+        conda = value.get("conda_file")
+        if isinstance(conda, str):
+            conda_path = spec_dir / conda
+            if not conda_path.is_file():
+                raise NotFound(f"environment conda_file {conda_path} does not exist")
+            requirements, pin = environments.conda_requirements(load_asset(conda_path))
+        elif isinstance(conda, dict):
+            requirements, pin = environments.conda_requirements(conda)
+    elif isinstance(value, str):
+        label = f"{value} (a registry or curated environment; runs on the host interpreter here)"
+    return {"label": label, "python": python, "env": extra, "requirements": list(requirements),
+            "python_version": pin}
+
+
+def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
+    if value in (None, "", "serverless", "azureml:serverless"):
+        return {"name": None, "kind": "serverless", "max_instances": None,
+                "note": "no compute given: serverless, which runs on this machine"}
+    if value == "local":
+        return {"name": None, "kind": "local", "max_instances": None, "note": "compute: local"}
+    text = str(value)
+    if not text.startswith("azureml:"):
+        text = "azureml:" + text.rsplit("/", 1)[-1]  # an ARM id or a bare name: the last segment
+    name, _, entry = workspace.lookup("compute", text)
+    count = resources.get("instance_count") if isinstance(resources, dict) else None
+    maximum = entry.get("max_instances")
+    if isinstance(count, int) and isinstance(maximum, int) and count > maximum:
+        raise RunnerError(f"resources.instance_count is {count} but compute '{name}' has at most "
+                          f"{maximum} instances; lower it or `aml-run compute create --name {name} "
+                          f"--max-instances {count}`")
+    return {"name": name, "kind": str(entry.get("type") or "cpu"), "max_instances": maximum,
+            "note": f"compute {name}: runs on this machine"}
+
+
+# -- executing (in the supervisor) ---------------------------------------------------------------
+
+@dataclass
+class Outcome:
+    status: str                # Completed | Failed | Canceled
+    exit_code: int | None = None
+    error: dict[str, str] | None = None
+
+
+class Log:
+    """The runner's own log of a run (system_logs/amllab.log), one timestamped line per event."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.path = run_dir / SYSTEM_LOG
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+
+    def __call__(self, message: str) -> None:
+        with open(self.path, "a", encoding="utf-8") as out:
+            out.write(f"{status.now()} {message}\n")
+
+
+class Cancel:
+    """Set by a signal handler (job cancel, Ctrl-C) and polled by the executor."""
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.reason = "canceled"
+
+    def request(self, reason: str = "canceled") -> None:
+        self.reason = reason
+        self.event.set()
+
+    @property
+    def requested(self) -> bool:
+        return self.event.is_set()
+
+
+def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
+            exclude: tuple[Path, ...] = ()) -> tuple[dict[str, str | None], dict[str, str]]:
+    """Preparing: snapshot, inputs, outputs, environment check, the MLflow run. Returns the
+    substitution values and the job's environment variables."""
+    from .snapshot import take_snapshot
+
+    wd = run_dir / "wd"
+    if plan.get("code"):
+        report = take_snapshot(Path(plan["code"]), wd, exclude=exclude)
+        log(f"snapshot of {plan['code']}: {report.files} files, {report.bytes} bytes"
+            + (f", {report.ignored} ignored by {report.ignore_file}" if report.ignored else ""))
+        for warning in report.warnings:
+            log(f"warning: {warning}")
+    else:
+        wd.mkdir(parents=True, exist_ok=True)
+    for default in ("outputs", "logs"):
+        (wd / default).mkdir(exist_ok=True)
+    values: dict[str, str | None] = {}
+    workspace = Workspace(Path(plan["workspace"]))
+    for name, planned in plan["inputs"].items():
+        values[f"inputs.{name}"] = inputs.materialise_input(name, planned, run_dir, workspace.cache)
+        if planned["type"] != "literal":
+            log(f"input {name}: {planned['origin']} {planned.get('source')} ({planned['mode']})")
+    for name, planned in plan["outputs"].items():
+        values[f"outputs.{name}"] = inputs.prepare_output(planned)
+    environment = plan["environment"]
+    interpreter = environments.Interpreter(environment["python"], environment["label"],
+                                           tuple(environment["requirements"]), environment.get("python_version"))
+    missing = environments.missing_requirements(interpreter) if interpreter.requirements or interpreter.python_pin else []
+    if missing:
+        log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
+            f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
+    log(f"environment: {interpreter.label} ({interpreter.python})")
+    log(plan["compute"]["note"])
+    run = tracking.start_run(plan["experiment_name"], plan["display_name"],
+                             {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
+                              "amllab.type": plan["type"], **plan.get("tags", {})})
+    status.update(run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
+                                   "experiment_id": run["experiment_id"]})
+    log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']})")
+    env = job_environment(plan, interpreter, environment.get("env") or {}, run)
+    return values, env
+
+
+def job_environment(plan: dict[str, Any], interpreter: environments.Interpreter,
+                    extra: dict[str, str], run: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
+    env.update(extra)
+    env["PATH"] = environments.path_with(interpreter, os.environ.get("PATH"))
+    # Logs should reach std_log.txt as they are written, as they do in the service's log view.
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    workspace = Path(plan["workspace"])
+    env.update({
+        "MLFLOW_TRACKING_URI": plan["tracking_uri"],
+        "MLFLOW_RUN_ID": run["run_id"],
+        "MLFLOW_EXPERIMENT_ID": run["experiment_id"],
+        "AZUREML_RUN_ID": plan["name"],
+        "AZUREML_ARM_SUBSCRIPTION": "00000000-0000-0000-0000-000000000000",
+        "AZUREML_ARM_RESOURCEGROUP": "amllab-local",
+        "AZUREML_ARM_WORKSPACE_NAME": workspace.parent.name or "amllab",
+        "AZUREML_ARM_PROJECT_NAME": plan["experiment_name"],
+    })
+    env.update(plan.get("environment_variables") or {})
+    return env
+
+
+def render(plan: dict[str, Any], values: dict[str, str | None]) -> str:
+    try:
+        return render_command(plan["command"], values)
+    except RenderError as error:
+        raise RunnerError(f"command: {error}") from None
+
+
+def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | None,
+            cancel: Cancel, log: Log, on_start: Callable[[int], None] | None = None,
+            keep: frozenset[int] = frozenset()) -> Outcome:
+    """Running: ``bash -c command`` in the snapshot, in its own process group; stops the whole
+    group on timeout or cancel; never leaves a process behind."""
+    log_path = run_dir / USER_LOG
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    job = process.spawn(["bash", "-c", command], cwd=run_dir / "wd", env=env, log=log_path)
+    pgid = job.pid
+    if on_start:
+        on_start(pgid)
+    deadline = time.monotonic() + timeout if timeout else None
+    reason = None
+    while True:
+        try:
+            code = job.wait(timeout=0.05)
+            break
+        except Exception:  # subprocess.TimeoutExpired: still running
+            pass
+        if cancel.requested:
+            reason = cancel.reason
+        elif deadline is not None and time.monotonic() > deadline:
+            reason = "timeout"
+        if reason:
+            log(f"stopping the job's processes ({reason})")
+            process.stop_group(pgid, grace=5.0, reap=job)
+            code = job.wait()
+            break
+    # The leader is gone; anything it left in its group (or that escaped it) goes too.
+    if process.group_alive(pgid):
+        process.stop_group(pgid, grace=1.0)
+    strays = process.stop_descendants(keep=keep)
+    if strays:
+        log(f"stopped {strays} process(es) the command left running")
+    if reason == "timeout":
+        return Outcome("Failed", code, {"code": "JobTimeout", "message":
+                                        f"the job ran past limits.timeout ({timeout:g} s) and was stopped"})
+    if reason:
+        return Outcome("Canceled", code, {"code": "Canceled", "message": f"the job was {reason}"})
+    if code != 0:
+        signal_name = ""
+        if code < 0:
+            signal_name = f" (killed by {signal.Signals(-code).name})"
+        return Outcome("Failed", code, {"code": "UserError", "message":
+                                        f"the command exited with code {code}{signal_name}; see {log_path}"})
+    return Outcome("Completed", 0)
+
+
+def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tracking, log: Log,
+             workspace: Workspace) -> dict[str, Any]:
+    """Finalizing: final MLflow status, ./outputs and ./logs as artifacts, metrics read back,
+    named outputs registered. Returns fields for the status file."""
+    record = status.read(run_dir)
+    fields: dict[str, Any] = {}
+    run_id = (record.get("mlflow") or {}).get("run_id")
+    if run_id:
+        for folder in ("outputs", "logs"):
+            try:
+                count = tracking.log_artifacts(run_id, run_dir / "wd" / folder, folder)
+                if count:
+                    log(f"logged {count} file(s) of ./{folder} to the MLflow run")
+            except RunnerError as error:
+                log(f"warning: could not log ./{folder}: {error}")
+        try:
+            tracking.log_artifacts(run_id, run_dir / "user_logs", "user_logs")
+        except RunnerError as error:
+            log(f"warning: could not log user_logs: {error}")
+        mlflow_status = {"Completed": "FINISHED", "Failed": "FAILED", "Canceled": "KILLED"}[outcome.status]
+        tracking.end_run(run_id, mlflow_status)
+        fields["metrics"] = tracking.metrics(run_id)
+    if outcome.status == "Completed":
+        registered = {}
+        for name, planned in plan["outputs"].items():
+            if planned.get("asset_name"):
+                kind = "uri_file" if planned["type"] == "uri_file" else planned["type"]
+                version = workspace.register("data", planned["asset_name"], planned.get("asset_version"),
+                                             {"type": kind, "path": planned["path"],
+                                              "description": f"output {name} of job {plan['name']}"})
+                registered[name] = f"{planned['asset_name']}:{version}"
+                log(f"registered output {name} as data asset {registered[name]}")
+        if registered:
+            fields["registered_outputs"] = registered
+    return fields
+
+
+def copy_spec(spec_path: Path, run_dir: Path) -> None:
+    shutil.copy2(spec_path, run_dir / "job.yml")

@@ -1,0 +1,196 @@
+"""A job's inputs and outputs on this machine.
+
+Planning (at ``job create``, before anything runs) resolves every input to a source and fails
+with one clear message when it cannot exist: an unregistered asset, a missing local file, a
+file given where a folder is declared, cloud storage this machine cannot reach. Materialising
+(at Preparing, in the supervisor) makes each input appear in the run folder as the service's
+modes would:
+
+- ``ro_mount`` (the default; also ``mount`` and ``eval_mount``): a symbolic link to the source,
+  the local counterpart of a read-only mount (nothing is copied);
+- ``download`` (``eval_download``): a copy, made read-only;
+- ``direct``: the URI itself, for the script to open.
+
+A literal input becomes Python's ``str()`` of its value (``true`` → ``True``, SPEC §3.2).
+``https://`` inputs are downloaded once into ``cache/downloads`` (keyed by URL) at Preparing.
+``azureml://datastores/<d>/paths/<p>`` is ``<workspace>/datastores/<d>/<p>``.
+
+Declared outputs get ``outputs/<name>/`` in the run folder (a ``uri_file`` output a file path
+inside it), or their datastore path; an output with ``name`` is registered as a data asset
+when the job completes, as the service does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+from validator.spec import JobInput, JobOutput
+
+from .errors import InputError
+from .workspace import Workspace
+
+MOUNT_MODES = ("ro_mount", "mount", "eval_mount", "rw_mount")
+COPY_MODES = ("download", "eval_download")
+FOLDER_TYPES = ("uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model")
+_CLOUD_SCHEMES = ("wasbs://", "wasb://", "abfss://", "abfs://", "adl://", "s3://", "gs://")
+
+
+def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dict[str, Any]:
+    """Where input ``job_input`` comes from, checked to exist; JSON-ready for the run folder."""
+    if job_input.is_literal:
+        return {"type": "literal", "value": job_input.literal_text()}
+    name, kind = job_input.name, job_input.type
+    mode = job_input.mode or "ro_mount"
+    planned: dict[str, Any] = {"type": kind, "mode": mode, "uri": job_input.path}
+    path = job_input.path
+    if path is None:
+        return {**planned, "type": "literal", "value": None}  # an optional input left empty
+    if path.startswith(("https://", "http://")):
+        if kind != "uri_file":
+            raise InputError(f"input '{name}': {path} is a URL, which can only be a uri_file input "
+                             "here (a folder cannot be listed over http)")
+        return {**planned, "source": path, "origin": "https"}
+    if path.startswith(_CLOUD_SCHEMES):
+        raise InputError(f"input '{name}': {path} is cloud storage, which a local workspace cannot "
+                         "reach; copy the data here and register it: `aml-run data create --name "
+                         f"{name} --version 1 --path <local copy>`")
+    if path.startswith("azureml://datastores/"):
+        datastore, _, rest = path[len("azureml://datastores/"):].partition("/paths/")
+        source = workspace.datastore_path(datastore, rest)
+        origin = f"datastore {datastore}"
+    elif path.startswith("azureml:") and not path.startswith("azureml://"):
+        asset_name, version, entry = workspace.lookup("data", path)
+        if not entry.get("path"):
+            raise InputError(f"input '{name}': data asset {asset_name}:{version} has no path in the workspace registry")
+        source = workspace.resolve_path(str(entry["path"]))
+        origin = f"data asset {asset_name}:{version}"
+        planned["asset"] = f"{asset_name}:{version}"
+    elif path.startswith("azureml://"):
+        raise InputError(f"input '{name}': {path} points into an Azure ML registry or workspace that a "
+                         "local workspace cannot reach; register a local copy with `aml-run data create`")
+    else:
+        local = path[len("file:"):] if path.startswith("file:") else path
+        source = (spec_dir / local)
+        origin = "local path"
+    source = Path(os.path.abspath(source))
+    _check_exists(name, kind, path, source, origin)
+    return {**planned, "source": str(source), "origin": origin}
+
+
+def _check_exists(name: str, kind: str, written: str, source: Path, origin: str) -> None:
+    shown = written if written == str(source) else f"{written} (resolved to {source})"
+    if not source.exists():
+        raise InputError(f"input '{name}': {shown} does not exist ({origin}); create it, or fix the path")
+    if kind == "uri_file" and not source.is_file():
+        raise InputError(f"input '{name}' is a uri_file but {shown} is a folder; declare it "
+                         "`type: uri_folder`, or point at one file")
+    if kind in FOLDER_TYPES and not source.is_dir():
+        raise InputError(f"input '{name}' is a {kind} but {shown} is a file; declare it "
+                         "`type: uri_file`, or point at its folder")
+    if kind == "mltable" and not (source / "MLTable").is_file():
+        raise InputError(f"input '{name}' is an mltable but {shown} has no MLTable file")
+
+
+def materialise_input(name: str, planned: dict[str, Any], run_dir: Path, cache: Path) -> str | None:
+    """Make input ``name`` available to the job; return the text that replaces
+    ``${{inputs.name}}``."""
+    if planned["type"] == "literal":
+        return planned.get("value")
+    mode = planned["mode"]
+    if mode == "direct":
+        if planned.get("origin") == "https":
+            return planned["source"]
+        return Path(planned["source"]).as_uri()
+    source = Path(planned["source"])
+    if planned.get("origin") == "https":
+        source = _download(planned["source"], cache)
+    target_dir = run_dir / "inputs" / name
+    target_dir.mkdir(parents=True, exist_ok=True)
+    # A file keeps its name, as it would on a mount; a folder is the input folder itself.
+    target = target_dir / source.name if source.is_file() else target_dir
+    if mode in COPY_MODES:
+        if source.is_dir():
+            shutil.rmtree(target_dir)
+            shutil.copytree(source, target_dir, symlinks=False)
+        else:
+            shutil.copy2(source, target)
+        _make_read_only(target)
+    else:
+        if source.is_dir():
+            target_dir.rmdir()
+            target_dir.symlink_to(source, target_is_directory=True)
+        else:
+            target.symlink_to(source)
+    return str(target)
+
+
+def _make_read_only(path: Path) -> None:
+    clear = ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
+    for folder, dirs, files in os.walk(path) if path.is_dir() else [(str(path.parent), [], [path.name])]:
+        for entry in files:
+            file = Path(folder) / entry
+            file.chmod(file.stat().st_mode & clear)
+        if path.is_dir():
+            Path(folder).chmod(Path(folder).stat().st_mode & clear)
+
+
+def make_writable(path: Path) -> None:
+    """Undo :func:`_make_read_only` so a run folder can be deleted."""
+    for folder, dirs, files in os.walk(path):
+        Path(folder).chmod(Path(folder).stat().st_mode | stat.S_IWUSR)
+        for entry in files:
+            file = Path(folder) / entry
+            if not file.is_symlink():
+                file.chmod(file.stat().st_mode | stat.S_IWUSR)
+
+
+def _download(url: str, cache: Path) -> Path:
+    """Fetch ``url`` once into the cache (atomically: a partial download never counts)."""
+    key = hashlib.sha256(url.encode()).hexdigest()[:24]
+    name = Path(urllib.parse.urlparse(url).path).name or "download"
+    folder = cache / "downloads" / key
+    target = folder / name
+    if target.is_file():
+        return target
+    folder.mkdir(parents=True, exist_ok=True)
+    partial = folder / f".{name}.{os.getpid()}.part"
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response, open(partial, "wb") as out:
+            shutil.copyfileobj(response, out)
+        os.replace(partial, target)
+    except (urllib.error.URLError, OSError, ValueError) as error:
+        partial.unlink(missing_ok=True)
+        reason = getattr(error, "reason", None) or error
+        raise InputError(f"cannot download {url}: {reason}. Offline? Download it yourself and "
+                         "register the copy: `aml-run data create --name <name> --version 1 "
+                         "--path <file>`") from None
+    return target
+
+
+def plan_output(output: JobOutput, run_dir: Path, workspace: Workspace, job_name: str) -> dict[str, Any]:
+    """Where output ``output`` is written; its folder is created at Preparing."""
+    if output.path and output.path.startswith("azureml://datastores/"):
+        written = output.path.replace("${{name}}", job_name).replace("${{output_name}}", output.name)
+        datastore, _, rest = written[len("azureml://datastores/"):].partition("/paths/")
+        location = workspace.datastore_path(datastore, rest)
+    else:
+        location = run_dir / "outputs" / output.name
+    if output.type == "uri_file":
+        location = location / output.name if not location.suffix else location
+    return {"type": output.type, "mode": output.mode or "rw_mount", "path": str(location),
+            "asset_name": output.asset_name, "asset_version": output.asset_version}
+
+
+def prepare_output(planned: dict[str, Any]) -> str:
+    location = Path(planned["path"])
+    folder = location.parent if planned["type"] == "uri_file" else location
+    folder.mkdir(parents=True, exist_ok=True)
+    return str(location)

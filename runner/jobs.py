@@ -1,0 +1,295 @@
+"""Jobs in a workspace: submit, show, list, stream, cancel, download. The CLI is a thin layer
+over these functions, and so is anything else that runs a scenario (the quiz, the tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, TextIO
+
+from validator.spec import Spec, load_spec
+
+from . import command, process, status
+from .errors import NotFound, RunnerError
+from .workspace import Workspace
+
+CANCEL_WAIT = 30.0
+
+
+def submit(file: str | Path, workspace: Workspace, name: str | None = None,
+           overrides: Iterable[str] = ()) -> str:
+    """Lint, resolve and start the job in ``file``; return its name once it is running on its
+    own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input)."""
+    spec = load_spec(file, overrides, workspace=workspace.folder)
+    return submit_spec(spec, workspace, name)
+
+
+def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> str:
+    if spec.kind in ("commandComponent", "pipelineComponent"):
+        raise RunnerError(f"{spec.path} is a component, not a job: register it with `aml-run "
+                          f"component create --file {spec.path}` and use it from a pipeline job")
+    if spec.kind != "commandJob":
+        raise RunnerError(f"{spec.path} is a {spec.kind}; this version of aml-run runs command jobs")
+    job = spec.command_job()
+    name = name or job.name or workspace.new_job_name()
+    run_dir = workspace.run_dir(name)
+    try:
+        run_dir.mkdir(parents=True)
+    except FileExistsError:
+        raise RunnerError(f"a job named '{name}' already exists in {workspace.folder}; job names are "
+                          "unique in a workspace (drop `name:` or pass another --name)") from None
+    try:
+        plan = command.plan_command(job, spec, workspace, name, run_dir)
+        status.write_json_atomic(run_dir / command.PLAN, plan)
+        command.copy_spec(spec.path, run_dir)
+        status.create(run_dir, {"name": name, "type": "command", "creation_time": status.now(),
+                                "findings": [f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}"
+                                             for d in spec.findings]})
+    except BaseException:
+        shutil.rmtree(run_dir, ignore_errors=True)  # nothing ran: leave no trace of the attempt
+        raise
+    start_supervisor(run_dir)
+    return name
+
+
+def start_supervisor(run_dir: Path) -> None:
+    log = run_dir / "system_logs" / "supervisor.txt"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    pid = process.spawn_detached(process.python_module("runner.supervisor", str(run_dir)),
+                                 cwd=run_dir, log=log)
+    status.update(run_dir, supervisor={"pid": pid, "start_ticks": process.start_ticks(pid)})
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+def record(workspace: Workspace, name: str) -> dict[str, Any]:
+    """The job's status, after noticing a supervisor that died without saying so."""
+    run_dir = workspace.find_run(name)
+    current = status.read(run_dir)
+    if current.get("status") not in status.TERMINAL:
+        supervisor = current.get("supervisor") or {}
+        pid = supervisor.get("pid")
+        if pid and not process.same_process(pid, supervisor.get("start_ticks")):
+            current = status.read(run_dir)  # it may have finished between the two reads
+            if current.get("status") not in status.TERMINAL:
+                if current.get("pgid"):
+                    process.stop_group(current["pgid"], grace=1.0)
+                status.transition(run_dir, "Failed", error={
+                    "code": "RunnerDied", "message": "the aml-run supervisor of this job stopped unexpectedly; "
+                    f"see {run_dir / 'system_logs'}"})
+                current = status.read(run_dir)
+    return current
+
+
+def show(workspace: Workspace, name: str) -> dict[str, Any]:
+    """What ``job show`` prints (the shape is documented in the README)."""
+    run_dir = workspace.find_run(name)
+    current = record(workspace, name)
+    plan = json.loads((run_dir / command.PLAN).read_text())
+    mlflow = current.get("mlflow") or {}
+    metrics = current.get("metrics")
+    if metrics is None and mlflow.get("run_id"):
+        try:
+            from .tracking import Tracking
+
+            metrics = Tracking(workspace.folder, mlflow["tracking_uri"], workspace.artifact_root).metrics(mlflow["run_id"])
+        except RunnerError:
+            metrics = None
+    planned_inputs = {key: value.get("value") if value["type"] == "literal" else value.get("source")
+                      for key, value in plan["inputs"].items()}
+    outputs = {"default": str(run_dir / "wd" / "outputs"), "logs": str(run_dir / "wd" / "logs")}
+    outputs.update({key: value["path"] for key, value in plan["outputs"].items()})
+    return {
+        "name": name,
+        "type": plan["type"],
+        "status": current.get("status"),
+        "display_name": plan["display_name"],
+        "experiment_name": plan["experiment_name"],
+        "description": plan.get("description"),
+        "tags": plan.get("tags") or {},
+        "command": plan["command"],
+        "compute": plan["compute"]["name"] or plan["compute"]["kind"],
+        "environment": plan["environment"]["label"],
+        "creation_time": current.get("creation_time"),
+        "start_time": current.get("start_time"),
+        "end_time": current.get("end_time"),
+        "duration_s": _duration(current.get("start_time"), current.get("end_time")),
+        "inputs": current.get("inputs", planned_inputs),
+        "outputs": outputs,
+        "metrics": metrics or {},
+        "mlflow": {"tracking_uri": mlflow.get("tracking_uri", plan["tracking_uri"]),
+                   "run_id": mlflow.get("run_id"), "experiment_id": mlflow.get("experiment_id")},
+        "log_path": str(run_dir / command.USER_LOG),
+        "system_log_path": str(run_dir / command.SYSTEM_LOG),
+        "run_dir": str(run_dir),
+        "exit_code": current.get("exit_code"),
+        "error": current.get("error"),
+        "registered_outputs": current.get("registered_outputs") or {},
+        "history": current.get("history", []),
+    }
+
+
+def _duration(start: str | None, end: str | None) -> float | None:
+    if not start:
+        return None
+    finish = datetime.fromisoformat(end) if end else datetime.now(datetime.fromisoformat(start).tzinfo)
+    return round((finish - datetime.fromisoformat(start)).total_seconds(), 3)
+
+
+def list_jobs(workspace: Workspace) -> list[dict[str, Any]]:
+    rows = []
+    for name in workspace.job_names():
+        try:
+            current = record(workspace, name)
+            plan = json.loads((workspace.run_dir(name) / command.PLAN).read_text())
+        except (OSError, ValueError, NotFound):
+            continue
+        rows.append({"name": name, "type": plan["type"], "status": current.get("status"),
+                     "experiment_name": plan["experiment_name"], "display_name": plan["display_name"],
+                     "creation_time": current.get("creation_time"),
+                     "duration_s": _duration(current.get("start_time"), current.get("end_time"))})
+    return sorted(rows, key=lambda row: row["creation_time"] or "")
+
+
+# -- acting -------------------------------------------------------------------------------------
+
+def cancel(workspace: Workspace, name: str, wait: float = CANCEL_WAIT) -> dict[str, Any]:
+    """Stop the job and every process it started; returns its record once Canceled."""
+    run_dir = workspace.find_run(name)
+    current = record(workspace, name)
+    if current.get("status") in status.TERMINAL:
+        return current
+    supervisor = current.get("supervisor") or {}
+    pid = supervisor.get("pid")
+    if pid and process.same_process(pid, supervisor.get("start_ticks")):
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline:
+            current = status.read(run_dir)
+            if current.get("status") in status.TERMINAL:
+                return current
+            time.sleep(0.05)
+        os.kill(pid, signal.SIGKILL)  # a supervisor that cannot stop is stopped
+    current = status.read(run_dir)
+    if current.get("pgid"):
+        process.stop_group(current["pgid"], grace=1.0)
+    status.transition(run_dir, "Canceled", error={"code": "Canceled", "message": "the job was canceled"})
+    return status.read(run_dir)
+
+
+def exit_code(state: str | None) -> int:
+    return 0 if state == "Completed" else 1
+
+
+def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05) -> int:
+    """Print the job's log as it grows, and its state changes, until it ends. Ctrl-C cancels
+    the job (and still waits for it to end). Returns 0 for Completed, 1 otherwise."""
+    run_dir = workspace.find_run(name)
+    out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
+    out.flush()
+    readers = {"user": _Tail(run_dir / command.USER_LOG), "system": _Tail(run_dir / command.SYSTEM_LOG)}
+    seen_state = None
+    interrupted = False
+    while True:
+        try:
+            current = record(workspace, name)
+            for line in readers["system"].lines():
+                out.write(f"[aml-run] {line.split(' ', 1)[-1]}")
+            for line in readers["user"].lines():
+                out.write(line)
+            if current.get("status") != seen_state:
+                seen_state = current.get("status")
+            out.flush()
+            if seen_state in status.TERMINAL:
+                for reader in readers.values():  # the last lines written before the end
+                    for line in reader.lines(final=True):
+                        out.write(line if reader is readers["user"] else f"[aml-run] {line.split(' ', 1)[-1]}")
+                break
+            time.sleep(poll)
+        except KeyboardInterrupt:
+            if interrupted:
+                raise
+            interrupted = True
+            out.write("\n[aml-run] Ctrl-C: canceling the job...\n")
+            out.flush()
+            cancel(workspace, name)
+    final = status.read(run_dir)
+    out.write(f"\nExecution Summary\n=================\nRunId: {name}\nStatus: {final.get('status')}\n")
+    if final.get("error"):
+        out.write(f"Error: {final['error'].get('message')}\n")
+    out.flush()
+    return exit_code(final.get("status"))
+
+
+class _Tail:
+    """Complete lines appended to a file since the last call."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.offset = 0
+        self.partial = b""
+
+    def lines(self, final: bool = False) -> list[str]:
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self.offset)
+                chunk = handle.read()
+        except FileNotFoundError:
+            return []
+        self.offset += len(chunk)
+        data = self.partial + chunk
+        *complete, self.partial = data.split(b"\n")
+        found = [line.decode("utf-8", "replace") + "\n" for line in complete]
+        if final and self.partial:
+            found.append(self.partial.decode("utf-8", "replace") + "\n")
+            self.partial = b""
+        return found
+
+
+def wait(workspace: Workspace, name: str, timeout: float | None = None, poll: float = 0.05) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout if timeout else None
+    while True:
+        current = record(workspace, name)
+        if current.get("status") in status.TERMINAL:
+            return current
+        if deadline is not None and time.monotonic() > deadline:
+            raise RunnerError(f"job {name} did not end within {timeout:g} s (status {current.get('status')})")
+        time.sleep(poll)
+
+
+def download(workspace: Workspace, name: str, download_path: Path, output_name: str | None = None,
+             everything: bool = False) -> list[Path]:
+    """Copy a job's files out, laid out as ``az ml job download`` does: the default artifacts
+    (./outputs, ./logs and the logs) under ``artifacts/``, a named output under
+    ``named-outputs/<name>/``."""
+    run_dir = workspace.find_run(name)
+    plan = json.loads((run_dir / command.PLAN).read_text())
+    written = []
+    if output_name is not None and output_name not in plan["outputs"] and output_name != "default":
+        available = ", ".join(["default", *plan["outputs"]])
+        raise NotFound(f"job {name} has no output '{output_name}'; its outputs are: {available}")
+    if output_name in (None, "default") or everything:
+        target = download_path / "artifacts"
+        for source, relative in ((run_dir / "wd" / "outputs", "outputs"), (run_dir / "wd" / "logs", "logs"),
+                                 (run_dir / "user_logs", "user_logs"), (run_dir / "system_logs", "system_logs")):
+            if source.exists():
+                shutil.copytree(source, target / relative, dirs_exist_ok=True)
+        written.append(target)
+    for key, planned in plan["outputs"].items():
+        if everything or key == output_name:
+            source = Path(planned["path"])
+            target = download_path / "named-outputs" / key
+            if source.is_dir():
+                shutil.copytree(source, target, dirs_exist_ok=True)
+            elif source.is_file():
+                target.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target / source.name)
+            else:
+                continue
+            written.append(target)
+    return written

@@ -1,0 +1,201 @@
+"""The one way amllab starts, watches and stops processes; every executor goes through here.
+
+A job's command runs in a process group of its own (a new session), so that cancelling it, a
+timeout, or the end of the job can signal every process it started at once. The supervisor
+that watches a job is a *child subreaper* (Linux ``PR_SET_CHILD_SUBREAPER``): a process that
+daemonises itself or leaves its group is re-parented to the supervisor instead of init, so it
+can still be found and stopped. Nothing a job starts outlives the job.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Mapping, Sequence
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except (OSError, AttributeError):  # not Linux: the group kill still works, reaping is best effort
+        return False
+
+
+def become_subreaper() -> bool:
+    return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+
+
+def _die_with_parent() -> None:
+    # Runs in the child between fork and exec: if the supervisor is killed outright (SIGKILL),
+    # the job's leader gets SIGKILL too instead of running on unwatched.
+    _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def spawn(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], log: Path | None = None,
+          die_with_parent: bool = True) -> subprocess.Popen:
+    """Start ``argv`` as the leader of a new session and process group, with stdout and stderr
+    appended to ``log`` (or discarded) and no stdin, like a job on a compute node."""
+    out = open(log, "ab", buffering=0) if log is not None else subprocess.DEVNULL
+    try:
+        return subprocess.Popen(
+            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True,
+            preexec_fn=_die_with_parent if die_with_parent else None,
+        )
+    finally:
+        if log is not None:
+            out.close()  # the child holds its own copy
+
+
+def spawn_detached(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None,
+                   log: Path | None = None) -> int:
+    """Start a process that outlives the caller (its own session, not killed with us)."""
+    process = spawn(argv, cwd=cwd, env=env if env is not None else os.environ, log=log,
+                    die_with_parent=False)
+    return process.pid
+
+
+def group_alive(pgid: int) -> bool:
+    """Whether any process of group ``pgid`` still exists (zombies not yet reaped count)."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return _state(pid) not in ("Z", "X", None)
+
+
+def _state(pid: int) -> str | None:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[0]
+
+
+def start_ticks(pid: int) -> int | None:
+    """The process's start time in clock ticks since boot: with the pid, it tells a process
+    from a later one that reused its pid."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return int(stat.rsplit(")", 1)[1].split()[19])
+
+
+def same_process(pid: int, ticks: int | None) -> bool:
+    return pid_alive(pid) and (ticks is None or start_ticks(pid) == ticks)
+
+
+def children_of(pid: int) -> list[int]:
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[1]) == pid:
+            found.append(int(entry))
+    return found
+
+
+def signal_group(pgid: int, signum: int) -> None:
+    try:
+        os.killpg(pgid, signum)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def stop_group(pgid: int, grace: float = 5.0, reap: subprocess.Popen | None = None) -> None:
+    """SIGTERM the whole group, give it ``grace`` seconds to exit cleanly (a training script may
+    save a checkpoint), then SIGKILL whatever is left, and wait until the group is empty."""
+    signal_group(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if reap is not None:
+            reap.poll()
+        reap_children(skip=reap.pid if reap is not None else None)
+        if not group_alive(pgid):
+            return
+        time.sleep(0.05)
+    signal_group(pgid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while group_alive(pgid) and time.monotonic() < deadline:
+        if reap is not None:
+            reap.poll()
+        reap_children(skip=reap.pid if reap is not None else None)
+        time.sleep(0.02)
+
+
+def reap_children(skip: int | None = None) -> None:
+    """Collect exited children (including re-parented orphans) so they do not stay zombies;
+    ``skip`` is a child whose exit status its :class:`subprocess.Popen` must still read."""
+    for pid in children_of(os.getpid()):
+        if pid != skip and _state(pid) == "Z":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+
+
+def stop_descendants(grace: float = 2.0, keep: frozenset[int] = frozenset()) -> int:
+    """Stop every process re-parented to this (subreaper) process: what a job left behind after
+    escaping its process group. Returns how many there were."""
+    me = os.getpid()
+    stopped = 0
+    deadline = time.monotonic() + grace
+    sent_kill = False
+    while True:
+        reap_children()
+        strays = [pid for pid in children_of(me) if pid not in keep and _state(pid) not in ("Z", None)]
+        if not strays:
+            return stopped
+        stopped = max(stopped, len(strays))
+        hard = time.monotonic() > deadline
+        for pid in strays:
+            try:
+                os.kill(pid, signal.SIGKILL if hard else signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        if hard:
+            if sent_kill and time.monotonic() > deadline + 10:
+                return stopped
+            sent_kill = True
+        time.sleep(0.05)
+
+
+def python_module(module: str, *arguments: str) -> list[str]:
+    """argv that runs ``module``'s ``main(argv)`` with this interpreter, importing amllab from
+    where this copy lives (an installed or a source checkout) without touching PYTHONPATH,
+    which the job would otherwise inherit."""
+    root = str(Path(__file__).resolve().parent.parent)
+    code = (f"import sys; sys.path.insert(0, {root!r}); "
+            f"from {module} import main; sys.exit(main(sys.argv[1:]))")
+    return [sys.executable, "-c", code, *arguments]

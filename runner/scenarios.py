@@ -1,0 +1,91 @@
+"""Run a lab from ``scenarios/<name>/`` and check what it must produce.
+
+``scenario.yml`` names the spec, the ``setup`` shell commands that register what the spec
+references (run in the scenario's folder with ``AMLLAB_WORKSPACE`` set, exactly as a learner
+would type them), and ``expect``: the final ``status``, the ``metrics`` the script must log,
+and the ``files`` each output must hold. The test suite and ``make demo`` both go through
+:func:`run`; ``python -m runner.scenarios FOLDER [--workspace DIR]`` does it by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from validator.spec import load_asset
+
+from . import jobs
+from .errors import RunnerError
+from .workspace import Workspace
+
+
+def load(folder: Path) -> dict[str, Any]:
+    return load_asset(folder / "scenario.yml")
+
+
+def setup(folder: Path, workspace: Workspace, out: TextIO) -> None:
+    meta = load(folder)
+    env = dict(os.environ, AMLLAB_WORKSPACE=str(workspace.folder))
+    # `python` and `aml-run` in the commands are this installation's.
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
+    for line in meta.get("setup") or []:
+        out.write(f"$ {line}\n")
+        out.flush()
+        result = subprocess.run(["bash", "-c", line], cwd=folder, env=env, capture_output=True, text=True)
+        out.write(result.stdout)
+        if result.returncode != 0:
+            raise RunnerError(f"{folder.name} setup step failed ({line!r}, exit {result.returncode}): "
+                              f"{result.stderr.strip()}")
+
+
+def run(folder: Path, workspace: Workspace, out: TextIO | None = None) -> dict[str, Any]:
+    """Set up, submit and follow the scenario's job; returns ``job show``'s record."""
+    out = out or open(os.devnull, "w")
+    meta = load(folder)
+    setup(folder, workspace, out)
+    name = jobs.submit(folder / meta["spec"], workspace)
+    jobs.stream(workspace, name, out)
+    return jobs.show(workspace, name)
+
+
+def check(folder: Path, shown: dict[str, Any]) -> list[str]:
+    """What differs from the scenario's ``expect``; empty when it all holds."""
+    expect = load(folder).get("expect") or {}
+    problems = []
+    if "status" in expect and shown["status"] != expect["status"]:
+        problems.append(f"status is {shown['status']}, expected {expect['status']} ({shown.get('error')})")
+    for metric in expect.get("metrics") or []:
+        if metric not in shown["metrics"]:
+            problems.append(f"metric {metric!r} was not logged (logged: {sorted(shown['metrics'])})")
+    for output, names in (expect.get("files") or {}).items():
+        folder_path = Path(shown["outputs"].get(output, ""))
+        for name in names:
+            if not (folder_path / name).is_file():
+                problems.append(f"output {output} has no {name} (in {folder_path})")
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m runner.scenarios")
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--workspace", type=Path, help="default: FOLDER/.amllab")
+    args = parser.parse_args(argv)
+    workspace = Workspace.locate(args.workspace or args.folder / ".amllab")
+    try:
+        shown = run(args.folder, workspace, sys.stdout)
+    except RunnerError as error:
+        sys.stderr.write(f"error: {error}\n")
+        return 2
+    problems = check(args.folder, shown)
+    for problem in problems:
+        sys.stderr.write(f"{args.folder.name}: {problem}\n")
+    print(f"{args.folder.name}: {shown['status']}, metrics {shown['metrics']}, outputs in {shown['outputs']['default']}")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+"""A job's status file (``runs/<name>/status.json``): its state, when it entered each state,
+what went wrong, and what ``job show`` reports. It is the single source of truth that the
+supervisor writes and every other command reads.
+
+States follow the service: NotStarted → Queued → Preparing → Running → Finalizing →
+Completed | Failed | Canceled. Every write takes the file's lock, reads, changes and renames a
+complete new file into place, so a reader never sees half a file and two writers (the
+supervisor and ``job cancel``) never lose each other's changes.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+STATES = ("NotStarted", "Queued", "Preparing", "Running", "Finalizing", "Completed", "Failed", "Canceled")
+TERMINAL = frozenset({"Completed", "Failed", "Canceled"})
+FILE = "status.json"
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    """Write ``payload`` as JSON to a temporary file beside ``path``, flush it to disk, and
+    rename it over ``path``: the file is either the old one or the new one, never a mix."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            json.dump(payload, out, indent=2, sort_keys=False, default=str)
+            out.write("\n")
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def read(run_dir: Path) -> dict[str, Any]:
+    with open(run_dir / FILE, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+@contextmanager
+def locked(run_dir: Path) -> Iterator[dict[str, Any]]:
+    """Read-modify-write the status under the run's lock; changes to the yielded dict are saved."""
+    with open(run_dir / (FILE + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            current = read(run_dir)
+        except FileNotFoundError:
+            current = {}
+        yield current
+        write_json_atomic(run_dir / FILE, current)
+
+
+def create(run_dir: Path, fields: dict[str, Any]) -> None:
+    record = {**fields, "status": "NotStarted", "history": [{"status": "NotStarted", "time": now()}]}
+    write_json_atomic(run_dir / FILE, record)
+
+
+def transition(run_dir: Path, state: str, **fields: Any) -> bool:
+    """Move to ``state`` (recording when) and merge ``fields``. A job that already ended stays
+    ended: returns False and changes nothing, so a late writer cannot resurrect it."""
+    assert state in STATES, state
+    with locked(run_dir) as record:
+        if record.get("status") in TERMINAL:
+            return False
+        stamp = now()
+        record["status"] = state
+        record.setdefault("history", []).append({"status": state, "time": stamp})
+        if state == "Running":
+            record["start_time"] = stamp
+        if state in TERMINAL:
+            record["end_time"] = stamp
+        record.update(fields)
+    return True
+
+
+def update(run_dir: Path, **fields: Any) -> None:
+    with locked(run_dir) as record:
+        record.update(fields)

@@ -1,0 +1,199 @@
+"""MLflow, as the service uses it: the runner creates the job's run, hands its id to the script
+through ``MLFLOW_RUN_ID``, and afterwards sets the final status, logs ``./outputs`` and reads
+the metrics back.
+
+Importing MLflow and opening its store costs about two seconds, which would be most of a short
+job's overhead. So the MLflow calls are made by a *tracking agent*: one small process per
+workspace and tracking URI that keeps MLflow loaded, listens on an abstract Unix socket (no
+file to go stale; the name is derived from the workspace path and the URI), serves one JSON
+request per connection, and exits after ``AMLLAB_TRACKING_IDLE`` seconds (default 300) without
+a request. It is the local stand-in for the service's tracking endpoint and is not part of
+any job: cancelling or killing a job never touches it. ``AMLLAB_TRACKING_AGENT=0`` makes every
+call in-process instead (slower, no helper process).
+
+Requests: ``start_run``, ``end_run``, ``log_artifacts``, ``metrics``, ``metric_history``,
+``ping``; :class:`Operations` implements them and both paths call it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import time
+from pathlib import Path
+from typing import Any
+
+from .errors import RunnerError
+
+DEFAULT_IDLE = 300.0
+_START_TIMEOUT = 120.0
+
+
+def agent_address(workspace: Path, tracking_uri: str) -> str:
+    digest = hashlib.sha1(f"{workspace.resolve()}|{tracking_uri}".encode()).hexdigest()[:20]
+    return f"\0amllab-tracking-{digest}"
+
+
+def is_local_store(tracking_uri: str) -> bool:
+    return tracking_uri.startswith(("sqlite:", "file:")) or "://" not in tracking_uri
+
+
+class Operations:
+    """The MLflow calls the runner needs, over one :class:`mlflow.MlflowClient`."""
+
+    def __init__(self, tracking_uri: str, artifact_root: Path | None) -> None:
+        from mlflow import MlflowClient
+
+        self.tracking_uri = tracking_uri
+        self.artifact_root = artifact_root
+        self.client = MlflowClient(tracking_uri=tracking_uri)
+        self._experiments: dict[str, str] = {}
+
+    def _experiment_id(self, name: str) -> str:
+        cached = self._experiments.get(name)
+        if cached is not None:
+            return cached
+        experiment = self.client.get_experiment_by_name(name)
+        if experiment is None:
+            location = None
+            if self.artifact_root is not None and is_local_store(self.tracking_uri):
+                # Keep artifacts inside the workspace rather than under whatever the current
+                # directory is (MLflow's default is ./mlruns relative to the process).
+                safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+                location = (self.artifact_root / safe).as_uri()
+            try:
+                experiment_id = self.client.create_experiment(name, artifact_location=location)
+            except Exception:  # created concurrently by another job: read it back
+                experiment = self.client.get_experiment_by_name(name)
+                if experiment is None:
+                    raise
+                experiment_id = experiment.experiment_id
+        else:
+            experiment_id = experiment.experiment_id
+        self._experiments[name] = experiment_id
+        return experiment_id
+
+    def start_run(self, experiment_name: str, run_name: str, tags: dict[str, str]) -> dict[str, str]:
+        experiment_id = self._experiment_id(experiment_name)
+        run = self.client.create_run(experiment_id, run_name=run_name, tags=tags)
+        return {"run_id": run.info.run_id, "experiment_id": experiment_id}
+
+    def end_run(self, run_id: str, status: str) -> None:
+        self.client.set_terminated(run_id, status)
+
+    def log_artifacts(self, run_id: str, folder: str, artifact_path: str | None) -> int:
+        path = Path(folder)
+        if not path.is_dir() or not any(path.iterdir()):
+            return 0
+        self.client.log_artifacts(run_id, folder, artifact_path)
+        return sum(1 for p in path.rglob("*") if p.is_file())
+
+    def metrics(self, run_id: str) -> dict[str, float]:
+        return dict(self.client.get_run(run_id).data.metrics)
+
+    def metric_history(self, run_id: str, key: str) -> list[list[float]]:
+        return [[m.step, m.value, m.timestamp] for m in self.client.get_metric_history(run_id, key)]
+
+    def ping(self) -> str:
+        return "pong"
+
+    def call(self, request: dict[str, Any]) -> Any:
+        operation = request.pop("op")
+        if operation not in ("start_run", "end_run", "log_artifacts", "metrics", "metric_history", "ping"):
+            raise ValueError(f"unknown tracking operation {operation!r}")
+        return getattr(self, operation)(**request)
+
+
+class Tracking:
+    """The runner's handle on MLflow for one workspace: through the agent, or in-process."""
+
+    def __init__(self, workspace: Path, tracking_uri: str, artifact_root: Path | None = None) -> None:
+        self.workspace = workspace
+        self.tracking_uri = tracking_uri
+        self.artifact_root = artifact_root
+        self.use_agent = os.environ.get("AMLLAB_TRACKING_AGENT", "1") != "0"
+        self.agent_pid: int | None = None
+        self._local: Operations | None = None
+
+    def call(self, op: str, **arguments: Any) -> Any:
+        request = {"op": op, **arguments}
+        if not self.use_agent:
+            if self._local is None:
+                self._local = Operations(self.tracking_uri, self.artifact_root)
+            return self._local.call(request)
+        return self._via_agent(request)
+
+    def start_run(self, experiment_name: str, run_name: str, tags: dict[str, str]) -> dict[str, str]:
+        return self.call("start_run", experiment_name=experiment_name, run_name=run_name, tags=tags)
+
+    def end_run(self, run_id: str, status: str) -> None:
+        self.call("end_run", run_id=run_id, status=status)
+
+    def log_artifacts(self, run_id: str, folder: Path, artifact_path: str | None = None) -> int:
+        return self.call("log_artifacts", run_id=run_id, folder=str(folder), artifact_path=artifact_path)
+
+    def metrics(self, run_id: str) -> dict[str, float]:
+        return self.call("metrics", run_id=run_id)
+
+    def metric_history(self, run_id: str, key: str) -> list[list[float]]:
+        return self.call("metric_history", run_id=run_id, key=key)
+
+    # -- the agent ------------------------------------------------------------------------------
+
+    def _address(self) -> str:
+        return agent_address(self.workspace, self.tracking_uri)
+
+    def _via_agent(self, request: dict[str, Any]) -> Any:
+        try:
+            return _exchange(self._address(), request)
+        except (ConnectionRefusedError, FileNotFoundError):
+            self._start_agent()
+            return _exchange(self._address(), request)
+
+    def _start_agent(self) -> None:
+        from .process import pid_alive, python_module, spawn_detached
+
+        log = self.workspace / "logs" / "tracking-agent.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        argv = python_module("runner.tracking_agent", self.tracking_uri, str(self.artifact_root or ""),
+                             self._address().lstrip("\0"))
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_RUN")}
+        self.agent_pid = spawn_detached(argv, cwd=self.workspace, env=env, log=log)
+        deadline = time.monotonic() + _START_TIMEOUT
+        while time.monotonic() < deadline:
+            try:
+                _exchange(self._address(), {"op": "ping"})
+                return
+            except (ConnectionRefusedError, FileNotFoundError):
+                pass
+            if not pid_alive(self.agent_pid):
+                # Lost a start race (another agent bound the address first) or crashed.
+                try:
+                    _exchange(self._address(), {"op": "ping"})
+                    return
+                except (ConnectionRefusedError, FileNotFoundError):
+                    tail = log.read_text(errors="replace").strip().splitlines()[-5:] if log.exists() else []
+                    raise RunnerError("the MLflow tracking agent could not start: "
+                                      + (" | ".join(tail) or "no output") + f" (log: {log})") from None
+            time.sleep(0.05)
+        raise RunnerError(f"the MLflow tracking agent did not answer within {_START_TIMEOUT:.0f} s (log: {log})")
+
+
+def _exchange(address: str, request: dict[str, Any]) -> Any:
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection.connect(address)
+        connection.sendall(json.dumps(request).encode() + b"\n")
+        chunks = []
+        while True:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+    if not chunks:
+        raise ConnectionRefusedError("the tracking agent closed the connection")
+    reply = json.loads(b"".join(chunks))
+    if not reply.get("ok"):
+        raise RunnerError(f"MLflow ({request['op']}): {reply.get('error')}")
+    return reply.get("result")

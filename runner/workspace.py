@@ -1,0 +1,177 @@
+"""The local workspace: the folder that plays the service's part on this machine.
+
+    .amllab/
+      workspace.yml      the registry: data assets, environments, components, computes
+                         (format in validator/workspace.py; written only through register())
+      runs/<job>/        one folder per job (see runner/command.py for its layout)
+      cache/             downloaded https inputs, step reuse (later)
+      datastores/<d>/    what azureml://datastores/<d>/paths/... means here
+      mlflow.db          MLflow's embedded store, unless MLFLOW_TRACKING_URI is set
+      mlruns/            MLflow artifacts for that store
+      logs/              the tracking agent's log
+
+Which folder: ``--workspace`` or ``AMLLAB_WORKSPACE``; else the nearest ``.amllab/`` in the
+current directory or one of its parents; else a new ``.amllab/`` beside the spec (or in the
+current directory when there is no spec).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from validator import workspace as registry_format
+
+from .errors import NotFound, RunnerError
+
+FOLDER_NAME = ".amllab"
+SECTION_OF = {"data": "data", "environment": "environments", "component": "components",
+              "compute": "computes"}
+
+# The service names jobs like "frosty_lamp_9d7h4q5k": two words and a random suffix.
+_ADJECTIVES = ("amber", "bold", "brave", "calm", "clever", "crisp", "eager", "frosty", "gentle",
+               "happy", "jolly", "keen", "lively", "lucid", "mellow", "nimble", "quiet", "sharp",
+               "shiny", "sincere", "steady", "sunny", "swift", "tidy", "witty", "zesty")
+_NOUNS = ("apple", "bird", "brook", "cabbage", "cloud", "comet", "dream", "feather", "garden",
+          "lamp", "leaf", "lemon", "moon", "night", "ocean", "pepper", "river", "seed", "spoon",
+          "star", "stone", "tail", "tiger", "tree", "wave", "yacht")
+_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+@dataclass(frozen=True)
+class Workspace:
+    folder: Path
+
+    # -- where ---------------------------------------------------------------------------------
+
+    @classmethod
+    def locate(cls, explicit: str | Path | None = None, spec: Path | None = None,
+               create: bool = True) -> "Workspace":
+        chosen = explicit or os.environ.get("AMLLAB_WORKSPACE") or None
+        if chosen:
+            folder = Path(chosen)
+        else:
+            folder = _nearest(Path.cwd()) or ((spec.resolve().parent if spec else Path.cwd()) / FOLDER_NAME)
+        workspace = cls(folder.resolve())
+        if create:
+            workspace.ensure()
+        elif not folder.is_dir():
+            raise NotFound(f"no workspace at {folder} (run a job or `aml-run data create` there "
+                           "first, or point --workspace at one)")
+        return workspace
+
+    def ensure(self) -> None:
+        try:
+            for sub in ("runs", "cache", "logs"):
+                (self.folder / sub).mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise RunnerError(f"cannot create the workspace at {self.folder}: {error.strerror}") from None
+        ignore = self.folder / ".gitignore"
+        if not ignore.exists():
+            # Teams keep job YAML in git: the registry may be shared, the runs never.
+            ignore.write_text("# Written by aml-run: runs, caches and the MLflow store stay local.\n"
+                              "runs/\ncache/\nlogs/\nmlflow.db\nmlruns/\n*.lock\n")
+
+    @property
+    def runs(self) -> Path:
+        return self.folder / "runs"
+
+    @property
+    def cache(self) -> Path:
+        return self.folder / "cache"
+
+    @property
+    def tracking_uri(self) -> str:
+        return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{self.folder / 'mlflow.db'}"
+
+    @property
+    def artifact_root(self) -> Path:
+        return self.folder / "mlruns"
+
+    def run_dir(self, name: str) -> Path:
+        return self.runs / name
+
+    def datastore_path(self, datastore: str, path: str) -> Path:
+        return self.folder / "datastores" / datastore / path.lstrip("/")
+
+    # -- jobs ----------------------------------------------------------------------------------
+
+    def new_job_name(self) -> str:
+        while True:
+            suffix = "".join(secrets.choice(_ALPHABET) for _ in range(8))
+            name = f"{secrets.choice(_ADJECTIVES)}_{secrets.choice(_NOUNS)}_{suffix}"
+            if not self.run_dir(name).exists():
+                return name
+
+    def job_names(self) -> list[str]:
+        if not self.runs.is_dir():
+            return []
+        return sorted(p.name for p in self.runs.iterdir() if (p / "status.json").is_file())
+
+    def find_run(self, name: str) -> Path:
+        folder = self.run_dir(name)
+        if not (folder / "status.json").is_file():
+            from validator.suggest import closest
+
+            close = closest(name, self.job_names())
+            hint = f"; did you mean {close}?" if close else " (aml-run job list shows the jobs)"
+            raise NotFound(f"no job named '{name}' in the workspace {self.folder}{hint}")
+        return folder
+
+    # -- the registry --------------------------------------------------------------------------
+
+    def registry(self) -> registry_format.Registry:
+        return registry_format.load_registry(self.folder)
+
+    def register(self, kind: str, name: str, version: str | None, entry: dict[str, Any]) -> str:
+        return registry_format.register(self.folder, SECTION_OF[kind], name, version, entry)
+
+    def lookup(self, kind: str, reference: str) -> tuple[str, str | None, dict[str, Any]]:
+        """Resolve ``azureml:name:version``, ``azureml:name@latest`` or ``azureml:name`` (the
+        latest version) to (name, version, entry); an unknown one names the command that
+        registers it."""
+        section = SECTION_OF[kind]
+        parsed = registry_format.parse_reference(reference)
+        if parsed is None:
+            raise NotFound(f"{kind} '{reference}' is not a reference this workspace can hold; write "
+                           f"azureml:<name>:<version> or azureml:<name>@latest")
+        name, version, label = parsed
+        registry = self.registry()
+        entries = registry.assets.get(section, {}).get(name)
+        command = registry_format.REGISTER_COMMANDS[section].format(name=name, version=version or "1")
+        where = f" --workspace {self.folder}"
+        if entries is None:
+            raise NotFound(f"{registry_format.TITLES[section]} '{name}' is not registered in the "
+                           f"workspace {self.folder}; register it: `{command}{where}`")
+        if section == "computes":
+            return name, None, dict(entries)
+        if version is None:
+            if label not in (None, "latest"):
+                labelled = [v for v, e in entries.items() if label in (e.get("labels") or [])]
+                if not labelled:
+                    raise NotFound(f"{registry_format.TITLES[section]} '{name}' has no version "
+                                   f"labelled '{label}'; registered: {', '.join(entries)}")
+                version = labelled[-1]
+            else:
+                version = registry_format.latest(registry, section, name)
+        if version not in entries:
+            raise NotFound(f"{registry_format.TITLES[section]} '{name}' has no version {version} in "
+                           f"the workspace {self.folder} (registered: {', '.join(entries)}); "
+                           f"register it: `{command}{where}`")
+        return name, version, dict(entries[version])
+
+    def resolve_path(self, value: str) -> Path:
+        """A registry entry's path: relative ones are relative to the workspace folder."""
+        path = Path(value)
+        return path if path.is_absolute() else (self.folder / path)
+
+
+def _nearest(start: Path) -> Path | None:
+    for folder in (start, *start.parents):
+        candidate = folder / FOLDER_NAME
+        if candidate.is_dir():
+            return candidate
+    return None

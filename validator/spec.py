@@ -1,0 +1,273 @@
+"""The typed model the runner consumes: ``load_spec(path) -> Spec``, or a :class:`SpecError`
+carrying the diagnostics that made the spec unrunnable.
+
+Only the validator reads YAML. ``load_spec`` lints the file exactly as ``aml-lint`` would (the
+project's ``[tool.amllab.lint]`` configuration and inline suppressions apply, and with a
+workspace every ``azureml:`` reference must be registered, AML805), applies ``--set``
+overrides the way ``az ml job create --set`` does, lints the result again, and hands back plain
+typed objects. A spec with errors never runs, exactly as the service refuses it.
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from .diagnostic import Diagnostic, Severity
+from .errors import AmllabError, UsageError
+
+LITERAL = "literal"
+DATA_TYPES = ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model")
+
+
+class SpecError(AmllabError):
+    """A spec that lint refuses: ``str()`` is the one-line summary, :meth:`render` the full
+    report with each finding's file, position, source line and fix."""
+
+    def __init__(self, path: str, diagnostics: list[Diagnostic], text: str | None = None) -> None:
+        self.path = path
+        self.diagnostics = diagnostics
+        self.text = text
+        errors = [d for d in diagnostics if d.severity is Severity.ERROR]
+        first = errors[0] if errors else diagnostics[0]
+        more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+        super().__init__(f"{first.path}:{first.line}:{first.column}: {first.code} {first.message}{more}")
+
+    def render(self, color: bool = False) -> str:
+        from .engine import FileReport, LintResult
+        from .report import write_text
+
+        out = io.StringIO()
+        result = LintResult([FileReport(self.path, "spec", None, self.diagnostics, self.text)])
+        write_text(result, self.diagnostics, out, color=color)
+        return out.getvalue()
+
+
+@dataclass(frozen=True)
+class JobInput:
+    """One entry of a job's ``inputs``: a literal (``type == "literal"``, ``value`` set) or a
+    data/model input (``path`` and ``mode``; ``mode`` None means the service default)."""
+
+    name: str
+    type: str
+    value: Any = None
+    path: str | None = None
+    mode: str | None = None
+
+    @property
+    def is_literal(self) -> bool:
+        return self.type == LITERAL
+
+    def literal_text(self) -> str | None:
+        """The text the service substitutes: Python's ``str()`` of the YAML value, so ``true``
+        becomes ``True`` (SPEC §3.2); None when the input has no value."""
+        return None if self.value is None else str(self.value)
+
+
+@dataclass(frozen=True)
+class JobOutput:
+    name: str
+    type: str = "uri_folder"
+    mode: str | None = None
+    path: str | None = None
+    asset_name: str | None = None
+    asset_version: str | None = None
+
+
+@dataclass(frozen=True)
+class CommandJob:
+    """A command job (or a sweep's trial, or a pipeline's command step) with its defaults
+    applied; ``code`` is an absolute path or None."""
+
+    command: str
+    code: Path | None = None
+    environment: Any = None
+    compute: str | None = None
+    name: str | None = None
+    display_name: str | None = None
+    experiment_name: str | None = None
+    description: str | None = None
+    tags: dict[str, str] = field(default_factory=dict)
+    inputs: dict[str, JobInput] = field(default_factory=dict)
+    outputs: dict[str, JobOutput] = field(default_factory=dict)
+    environment_variables: dict[str, str] = field(default_factory=dict)
+    timeout: int | None = None
+    resources: dict[str, Any] = field(default_factory=dict)
+    distribution: dict[str, Any] | None = None
+
+
+@dataclass
+class Spec:
+    """A spec that passed lint: its kind, its data (after ``--set``), where it came from, and
+    the warnings and infos lint still had to say."""
+
+    path: Path
+    kind: str
+    data: dict[str, Any]
+    findings: list[Diagnostic] = field(default_factory=list)
+    overrides: tuple[str, ...] = ()
+
+    @property
+    def base_dir(self) -> Path:
+        return self.path.parent
+
+    def command_job(self) -> CommandJob:
+        if self.kind != "commandJob":
+            raise UsageError(f"{self.path}: this is a {self.kind}, not a command job")
+        return command_job_from(self.data, self.base_dir)
+
+
+def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
+    code = data.get("code")
+    limits = data.get("limits") or {}
+    timeout = limits.get("timeout") if isinstance(limits, dict) else None
+    return CommandJob(
+        command=str(data.get("command") or ""),
+        code=(base_dir / _strip_file_scheme(str(code))).resolve() if isinstance(code, str) and code else None,
+        environment=data.get("environment"),
+        compute=data.get("compute"),
+        name=_text(data.get("name")),
+        display_name=_text(data.get("display_name")),
+        experiment_name=_text(data.get("experiment_name")),
+        description=_text(data.get("description")),
+        tags={str(k): str(v) for k, v in (data.get("tags") or {}).items()},
+        inputs={str(k): _job_input(str(k), v) for k, v in (data.get("inputs") or {}).items()},
+        outputs={str(k): _job_output(str(k), v) for k, v in (data.get("outputs") or {}).items()},
+        environment_variables={str(k): "" if v is None else str(v)
+                               for k, v in (data.get("environment_variables") or {}).items()},
+        # Integers in the SDK are marshmallow's lenient Int: "60" and 60.0 are 60 (SPEC §1.2).
+        timeout=int(float(timeout)) if isinstance(timeout, (int, float, str)) and str(timeout).strip() else None,
+        resources=dict(data.get("resources") or {}),
+        distribution=dict(data["distribution"]) if isinstance(data.get("distribution"), dict) else None,
+    )
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _strip_file_scheme(path: str) -> str:
+    return path[len("file:"):] if path.startswith("file:") and not path.startswith("file://") else path
+
+
+def _job_input(name: str, value: Any) -> JobInput:
+    if isinstance(value, dict):
+        # An object input without `type` is a uri_folder (SPEC §3.2).
+        kind = str(value.get("type") or "uri_folder")
+        if kind in ("integer", "number", "string", "boolean"):
+            return JobInput(name, LITERAL, value.get("default", value.get("value")))
+        path = value.get("path")
+        return JobInput(name, kind, path=None if path is None else str(path),
+                        mode=None if value.get("mode") is None else str(value["mode"]).lower())
+    return JobInput(name, LITERAL, value)
+
+
+def _job_output(name: str, value: Any) -> JobOutput:
+    if not isinstance(value, dict):
+        return JobOutput(name)
+    version = value.get("version")
+    return JobOutput(name, str(value.get("type") or "uri_folder"),
+                     None if value.get("mode") is None else str(value["mode"]).lower(),
+                     _text(value.get("path")), _text(value.get("name")),
+                     None if version is None else str(version))
+
+
+def parse_overrides(pairs: Iterable[str]) -> list[tuple[tuple[str, ...], Any]]:
+    """``--set KEY=VALUE`` as ``az ml`` reads it: a dotted path, and a value read as YAML (so
+    ``inputs.lr=0.1`` sets a number and ``compute=azureml:gpu`` a string)."""
+    import yaml
+
+    parsed = []
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        path = tuple(part for part in key.strip().split("."))
+        if not sep or not all(path):
+            raise UsageError(f"--set {pair!r}: write KEY=VALUE with a dotted key, e.g. --set inputs.lr=0.1")
+        try:
+            value = yaml.safe_load(raw) if raw.strip() else ""
+        except yaml.YAMLError:
+            value = raw
+        parsed.append((path, value))
+    return parsed
+
+
+def apply_overrides(data: dict[str, Any], pairs: Iterable[str]) -> dict[str, Any]:
+    import copy
+
+    result = copy.deepcopy(data)
+    for path, value in parse_overrides(pairs):
+        target = result
+        for index, part in enumerate(path[:-1]):
+            child = target.get(part)
+            if child is None:
+                child = target[part] = {}
+            if not isinstance(child, dict):
+                raise UsageError(f"--set {'.'.join(path)}: `{'.'.join(path[:index + 1])}` is not a "
+                                 "mapping, so it has no fields to set")
+            target = child
+        existing = target.get(path[-1])
+        # `--set inputs.data.path=...` style is the usual form, but `--set inputs.x=...` on a data
+        # input given as a mapping replaces only its path, which is what a learner means.
+        if isinstance(existing, dict) and "path" in existing and not isinstance(value, dict):
+            target[path[-1]] = {**existing, "path": value}
+        else:
+            target[path[-1]] = value
+    return result
+
+
+def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path | None = None,
+              config: Any = None) -> Spec:
+    """Lint ``path`` and return its typed model; raise :class:`SpecError` if lint reports an
+    error (before or after ``overrides``), :class:`UsageError` if the file cannot be read."""
+    import yaml
+
+    from . import config as config_module
+    from .engine import lint_file, lint_text
+    from .rules import RULES
+
+    path = Path(path)
+    if not path.is_file():
+        raise UsageError(f"{path}: no such file (give the job's YAML file with --file)")
+    if config is None:
+        config = config_module.load(path.resolve().parent, RULES)
+    if workspace is not None:
+        config = config.with_overrides(workspace=workspace)
+    report = lint_file(path, config)
+    _refuse_errors(str(path), report.diagnostics, report.text)
+    if report.kind is None:
+        raise UsageError(f"{path}: not an Azure ML job spec ({report.skipped or 'unknown kind'})")
+    data = yaml.safe_load(report.text or "")
+    overrides = tuple(overrides)
+    findings = list(report.diagnostics)
+    if overrides:
+        data = apply_overrides(data, overrides)
+        shown = f"{path} (with --set {' '.join(overrides)})"
+        text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
+        again = lint_text(text, shown, config, base_dir=path.resolve().parent)
+        _refuse_errors(shown, again.diagnostics, text)
+        findings = list(again.diagnostics)
+    return Spec(path.resolve(), report.kind, data, findings, overrides)
+
+
+def _refuse_errors(shown: str, diagnostics: list[Diagnostic], text: str | None) -> None:
+    if any(d.severity is Severity.ERROR for d in diagnostics):
+        raise SpecError(shown, diagnostics, text)
+
+
+def load_asset(path: str | Path) -> dict[str, Any]:
+    """Read an asset file (data, environment, component, compute) into a mapping; YAML problems
+    (syntax, duplicate keys, unsafe tags) are a :class:`SpecError` with their position."""
+    from . import loader
+
+    path = Path(path)
+    document, problems = loader.load_path(path)
+    errors = [d for d in problems if d.severity is Severity.ERROR]
+    if document is None or errors:
+        if not problems:
+            raise UsageError(f"{path}: cannot be read")
+        raise SpecError(str(path), problems, document.text if document else None)
+    if not isinstance(document.data, dict):
+        raise UsageError(f"{path}: an asset file must be a YAML mapping of fields")
+    return document.data
