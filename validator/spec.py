@@ -40,8 +40,9 @@ class SpecError(AmllabError):
         from .report import write_text
 
         out = io.StringIO()
-        result = LintResult([FileReport(self.path, "spec", None, self.diagnostics, self.text)])
-        write_text(result, self.diagnostics, out, color=color)
+        shown = [d for d in self.diagnostics if d.severity is not Severity.INFO]
+        result = LintResult([FileReport(self.path, "spec", None, shown, self.text)])
+        write_text(result, shown, out, color=color)
         return out.getvalue()
 
 

@@ -1,0 +1,498 @@
+"""`aml-run` as a user runs it: real processes, a real workspace in a temporary folder, MLflow's
+real SQLite store (and a real `mlflow server` on loopback), real signals."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import BIN
+from runner import jobs, status
+from runner.workspace import Workspace
+
+# Tracking agents started by these tests go away soon after the suite.
+os.environ.setdefault("AMLLAB_TRACKING_IDLE", "30")
+
+
+def aml_run(*args: str, cwd: Path, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
+    environment = dict(os.environ)
+    environment.update(env or {})
+    return subprocess.run([str(BIN / "aml-run"), *args], cwd=cwd, capture_output=True, text=True,
+                          env=environment, timeout=timeout)
+
+
+def write_job(folder: Path, name: str, body: str, script: str | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if script is not None:
+        (folder / "src").mkdir(exist_ok=True)
+        (folder / "src" / "main.py").write_text(textwrap.dedent(script))
+    path = folder / f"{name}.yml"
+    body = textwrap.dedent(body)
+    if "environment:" not in body:
+        # An inline environment runs on the host interpreter, like a registered one without --python.
+        body += "environment:\n  image: python:3.11-slim\n"
+    path.write_text("$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n" + body)
+    return path
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One workspace for the tests that can share it: its tracking agent stays warm."""
+    folder = tmp_path_factory.mktemp("lab")
+    (folder / ".amllab").mkdir()
+    return folder
+
+
+def submit(folder: Path, spec: Path, *extra: str) -> str:
+    result = aml_run("job", "create", "--file", str(spec), "-o", "json", *extra, cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)["name"]
+
+
+def wait_for(workspace: Workspace, name: str, state: str, timeout: float = 60) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        current = status.read(workspace.run_dir(name))
+        if current["status"] == state:
+            return current
+        assert current["status"] not in status.TERMINAL, current
+        time.sleep(0.05)
+    raise AssertionError(f"{name} never reached {state}")
+
+
+def group_gone(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def pid_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] if Path(f"/proc/{pid}").exists() else "X"
+    return state in ("Z", "X")
+
+
+# -- refusals before anything runs ------------------------------------------------------------
+
+def test_unknown_asset_is_refused_with_the_command_that_registers_it(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", """\
+        command: echo ${{inputs.data}}
+        inputs:
+          data: {type: uri_folder, path: azureml:churn-raw:3}
+        environment: azureml:sklearn-train:2
+        compute: azureml:cpu-cluster
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 1
+    assert "AML805" in result.stderr
+    assert "aml-run data create --name churn-raw --version 3" in result.stderr
+    assert "aml-run environment create --name sklearn-train --version 2" in result.stderr
+    assert "aml-run compute create --name cpu-cluster" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+
+
+def test_missing_input_file_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", """\
+        command: cat ${{inputs.table}}
+        inputs:
+          table: {type: uri_file, path: ./data/missing.csv}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 1, result.stdout
+    assert f"{spec}:4:33: AML803 error: input path './data/missing.csv' does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+
+
+def test_a_registered_asset_whose_files_are_gone_is_refused(tmp_path: Path) -> None:
+    data = tmp_path / "rows"
+    data.mkdir()
+    created = aml_run("data", "create", "--name", "rows", "--version", "1", "--path", str(data), cwd=tmp_path)
+    assert created.returncode == 0, created.stderr
+    data.rmdir()
+    spec = write_job(tmp_path, "job", """\
+        command: ls ${{inputs.rows}}
+        inputs:
+          rows: {type: uri_folder, path: azureml:rows:1}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr == f"aml-run: error: input 'rows': azureml:rows:1 (resolved to {data}) does not exist " \
+                            "(data asset rows:1); create it, or fix the path\n"
+    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+
+
+def test_a_spec_with_lint_errors_never_runs(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", "command: echo hi\ncomptue: local\n")
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 1
+    assert f"{spec}:3:1: AML101" in result.stderr
+    assert "not submitted" in result.stderr
+    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+
+
+def test_a_folder_asset_given_to_a_file_input_says_which_type_to_declare(tmp_path: Path) -> None:
+    (tmp_path / "rows").mkdir()
+    assert aml_run("data", "create", "--name", "rows", "--version", "2", "--path", "rows",
+                   cwd=tmp_path).returncode == 0
+    spec = write_job(tmp_path, "job", """\
+        command: cat ${{inputs.data}}
+        inputs:
+          data: {type: uri_file, path: azureml:rows:2}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert "input 'data' is a uri_file but" in result.stderr and "declare it `type: uri_folder`" in result.stderr
+
+
+# -- outcomes ---------------------------------------------------------------------------------
+
+def test_failing_script_is_failed_and_its_log_is_kept(lab: Path) -> None:
+    spec = write_job(lab / "fail", "job", """\
+        code: src
+        command: python main.py
+        """, script="""\
+        print("about to fail")
+        raise SystemExit("boom: the data is wrong")
+        """)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 1
+    assert "about to fail" in result.stdout and "Status: Failed" in result.stdout
+    workspace = Workspace.locate(lab / ".amllab")
+    name = result.stdout.split("RunId: ", 1)[1].split()[0]
+    shown = jobs.show(workspace, name)
+    assert shown["status"] == "Failed" and shown["exit_code"] == 1
+    assert shown["error"]["code"] == "UserError"
+    log = Path(shown["log_path"]).read_text()
+    assert "about to fail" in log and "boom: the data is wrong" in log
+
+
+def test_timeout_fails_the_job_and_stops_its_processes(lab: Path) -> None:
+    spec = write_job(lab / "slow", "job", """\
+        command: sleep 300 & sleep 300; wait
+        limits:
+          timeout: 2
+        """)
+    name = submit(lab, spec)
+    workspace = Workspace.locate(lab / ".amllab")
+    final = jobs.wait(workspace, name, timeout=60)
+    assert final["status"] == "Failed"
+    assert final["error"]["code"] == "JobTimeout" and "limits.timeout" in final["error"]["message"]
+    assert group_gone(final["pgid"])
+
+
+def test_cancel_stops_the_whole_process_group_and_escapees(lab: Path) -> None:
+    spec = write_job(lab / "cancel", "job", """\
+        command: >-
+          (sleep 300 & echo $! > child.pid; wait) &
+          setsid sleep 300 & echo $! > escaped.pid;
+          sleep 300
+        """)
+    workspace = Workspace.locate(lab / ".amllab")
+    name = submit(lab, spec)
+    running = wait_for(workspace, name, "Running")
+    wd = workspace.run_dir(name) / "wd"
+    deadline = time.monotonic() + 30
+    while not ((wd / "child.pid").is_file() and (wd / "escaped.pid").is_file()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.2)
+    child, escaped = (int((wd / f).read_text()) for f in ("child.pid", "escaped.pid"))
+    result = aml_run("job", "cancel", name, "-o", "json", cwd=lab)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["status"] == "Canceled"
+    pgid = status.read(workspace.run_dir(name))["pgid"]
+    assert pgid == running.get("pgid", pgid)
+    assert group_gone(pgid)
+    assert pid_gone(child)
+    assert pid_gone(escaped), "a process that left the job's group with setsid survived the cancel"
+
+
+def test_ctrl_c_while_streaming_cancels_the_job(lab: Path) -> None:
+    spec = write_job(lab / "interrupt", "job", "command: echo started; sleep 300\n")
+    stream = subprocess.Popen([str(BIN / "aml-run"), "job", "create", "--file", str(spec), "--stream"],
+                              cwd=lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True)
+    lines = []
+    for line in stream.stdout:
+        lines.append(line)
+        if line.strip() == "started":
+            break
+    stream.send_signal(signal.SIGINT)
+    out, err = stream.communicate(timeout=60)
+    assert stream.returncode == 1, err
+    assert "Status: Canceled" in out
+    name = "".join(lines).split("RunId: ", 1)[1].split()[0]
+    record = status.read(Workspace.locate(lab / ".amllab").run_dir(name))
+    assert record["status"] == "Canceled" and group_gone(record["pgid"])
+
+
+def test_a_killed_supervisor_is_noticed_and_its_job_stopped(lab: Path) -> None:
+    spec = write_job(lab / "orphan", "job", "command: sleep 300\n")
+    workspace = Workspace.locate(lab / ".amllab")
+    name = submit(lab, spec)
+    running = wait_for(workspace, name, "Running")
+    deadline = time.monotonic() + 10
+    while "pgid" not in running and time.monotonic() < deadline:
+        running = status.read(workspace.run_dir(name))
+    os.kill(running["supervisor"]["pid"], signal.SIGKILL)
+    time.sleep(0.3)
+    shown = jobs.show(workspace, name)
+    assert shown["status"] == "Failed" and shown["error"]["code"] == "RunnerDied"
+    deadline = time.monotonic() + 10
+    while not group_gone(running["pgid"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert group_gone(running["pgid"])
+
+
+# -- what the job sees ------------------------------------------------------------------------
+
+ECHO_ARGS = """\
+import json, os, sys
+os.makedirs("outputs", exist_ok=True)
+json.dump({"argv": sys.argv[1:], "env": {k: v for k, v in os.environ.items()
+          if k.startswith(("AZUREML_", "MLFLOW_", "GREETING"))}},
+          open("outputs/seen.json", "w"))
+"""
+
+
+def test_a_string_input_cannot_inject_a_command(lab: Path) -> None:
+    spec = write_job(lab / "inject", "job", """\
+        code: src
+        command: python main.py --note ${{inputs.note}} "${{inputs.note}}" '${{inputs.note}}'
+        inputs:
+          note: "x'; touch PWNED; echo $(touch PWNED2) `touch PWNED3` \\"; touch PWNED4 #"
+        """, script=ECHO_ARGS)
+    name = submit(lab, spec)
+    workspace = Workspace.locate(lab / ".amllab")
+    assert jobs.wait(workspace, name, timeout=60)["status"] == "Completed"
+    wd = workspace.run_dir(name) / "wd"
+    assert not [p.name for p in wd.iterdir() if p.name.startswith("PWNED")]
+    assert not [p.name for p in lab.iterdir() if p.name.startswith("PWNED")]
+    seen = json.loads((wd / "outputs" / "seen.json").read_text())
+    note = "x'; touch PWNED; echo $(touch PWNED2) `touch PWNED3` \"; touch PWNED4 #"
+    assert seen["argv"] == ["--note", note, note, note]
+
+
+def test_inputs_overrides_and_environment_variables(lab: Path) -> None:
+    spec = write_job(lab / "env", "job", """\
+        code: src
+        command: python main.py ${{inputs.lr}} ${{inputs.flag}}
+        experiment_name: env-check
+        inputs:
+          lr: 0.01
+          flag: true
+        environment_variables:
+          GREETING: hello
+        """, script=ECHO_ARGS)
+    name = submit(lab, spec, "--set", "inputs.lr=0.5")
+    workspace = Workspace.locate(lab / ".amllab")
+    assert jobs.wait(workspace, name, timeout=60)["status"] == "Completed"
+    seen = json.loads((workspace.run_dir(name) / "wd" / "outputs" / "seen.json").read_text())
+    # Literals are substituted as Python's str() of the YAML value, like the service sends them.
+    assert seen["argv"] == ["0.5", "True"]
+    env = seen["env"]
+    shown = jobs.show(workspace, name)
+    assert env["MLFLOW_RUN_ID"] == shown["mlflow"]["run_id"]
+    assert env["MLFLOW_EXPERIMENT_ID"] == shown["mlflow"]["experiment_id"]
+    assert env["MLFLOW_TRACKING_URI"] == f"sqlite:///{workspace.folder / 'mlflow.db'}"
+    assert env["AZUREML_RUN_ID"] == name and env["AZUREML_ARM_PROJECT_NAME"] == "env-check"
+    assert env["GREETING"] == "hello"
+    assert shown["inputs"] == {"lr": "0.5", "flag": "True"}
+
+
+def test_download_mode_is_a_read_only_copy_and_named_outputs_register(lab: Path) -> None:
+    data = lab / "modes" / "data"
+    data.mkdir(parents=True)
+    (data / "rows.csv").write_text("a,b\n1,2\n")
+    spec = write_job(lab / "modes", "job", """\
+        code: src
+        command: python main.py ${{inputs.copy}} ${{inputs.link}} ${{outputs.result}}
+        inputs:
+          copy: {type: uri_folder, path: ./data, mode: download}
+          link: {type: uri_file, path: ./data/rows.csv}
+        outputs:
+          result: {type: uri_folder, name: scored-rows}
+        """, script="""\
+        import os, pathlib, sys
+        copy, link, result = map(pathlib.Path, sys.argv[1:])
+        assert (copy / "rows.csv").read_text() == "a,b\\n1,2\\n"
+        try:
+            (copy / "rows.csv").write_text("changed")
+        except PermissionError:
+            print("read-only, as a download input should be")
+        assert link.name == "rows.csv" and link.read_text().startswith("a,b")
+        (result / "scored.csv").write_text("a,b,score\\n1,2,0.5\\n")
+        """)
+    name = submit(lab, spec)
+    workspace = Workspace.locate(lab / ".amllab")
+    final = jobs.wait(workspace, name, timeout=60)
+    log = (workspace.run_dir(name) / "user_logs" / "std_log.txt").read_text()
+    assert final["status"] == "Completed", log
+    assert "read-only" in log or os.geteuid() == 0
+    assert (data / "rows.csv").read_text() == "a,b\n1,2\n"
+    assert final["registered_outputs"] == {"result": "scored-rows:1"}
+    listed = aml_run("data", "show", "--name", "scored-rows", "-o", "json", cwd=lab)
+    assert Path(json.loads(listed.stdout)["path"], "scored.csv").is_file()
+    target = lab / "downloaded"
+    result = aml_run("job", "download", name, "--all", "--download-path", str(target), cwd=lab)
+    assert result.returncode == 0, result.stderr
+    assert (target / "named-outputs" / "result" / "scored.csv").is_file()
+    assert (target / "artifacts" / "user_logs" / "std_log.txt").is_file()
+
+
+def test_missing_pip_requirement_is_named_in_a_warning(lab: Path) -> None:
+    folder = lab / "needs"
+    folder.mkdir()
+    (folder / "conda.yml").write_text("dependencies:\n  - pip:\n      - surely-not-installed-pkg==1.0\n"
+                                      "      - pyyaml>=1\n")
+    (folder / "env.yml").write_text("name: needs-env\nversion: 1\nconda_file: conda.yml\n")
+    assert aml_run("environment", "create", "--file", str(folder / "env.yml"), cwd=lab).returncode == 0
+    spec = write_job(folder, "job", "command: echo ok\nenvironment: azureml:needs-env:1\n")
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "surely-not-installed-pkg==1.0 (not installed)" in result.stdout
+    assert "pyyaml" not in result.stdout.split("lacks:", 1)[1].split("\n")[0]
+
+
+# -- concurrency and compute ----------------------------------------------------------------
+
+METRIC_SCRIPT = """\
+import sys, mlflow
+mlflow.log_metric("score", float(sys.argv[1]))
+"""
+
+
+def test_two_jobs_at_once_in_one_workspace(lab: Path) -> None:
+    spec = write_job(lab / "pair", "job", """\
+        code: src
+        command: python main.py ${{inputs.value}}
+        experiment_name: pair
+        inputs:
+          value: 1
+        """, script=METRIC_SCRIPT)
+    first = submit(lab, spec, "--set", "inputs.value=0.25")
+    second = submit(lab, spec, "--set", "inputs.value=0.75")
+    workspace = Workspace.locate(lab / ".amllab")
+    records = [jobs.wait(workspace, name, timeout=120) for name in (first, second)]
+    assert [r["status"] for r in records] == ["Completed", "Completed"]
+    assert [r["metrics"]["score"] for r in records] == [0.25, 0.75]
+    assert records[0]["mlflow"]["run_id"] != records[1]["mlflow"]["run_id"]
+    # Both ran at once: each started before the other ended.
+    assert records[0]["start_time"] < records[1]["end_time"] and records[1]["start_time"] < records[0]["end_time"]
+
+
+def test_a_compute_runs_at_most_max_instances_jobs_and_queues_the_rest(tmp_path: Path) -> None:
+    assert aml_run("compute", "create", "--name", "tiny", "--max-instances", "1", cwd=tmp_path).returncode == 0
+    spec = write_job(tmp_path, "job", "command: sleep 1\ncompute: azureml:tiny\n")
+    names = [submit(tmp_path, spec) for _ in range(2)]
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    first, second = sorted((jobs.wait(workspace, n, timeout=120) for n in names), key=lambda r: r["start_time"])
+    assert first["status"] == second["status"] == "Completed"
+    assert second["start_time"] >= first["end_time"]
+
+
+# -- MLflow -------------------------------------------------------------------------------------
+
+def test_a_job_against_a_real_mlflow_server_on_loopback(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    store = tmp_path / "server"
+    store.mkdir()
+    server = subprocess.Popen(
+        [str(BIN / "mlflow"), "server", "--host", "127.0.0.1", "--port", str(port), "--workers", "1",
+         "--backend-store-uri", f"sqlite:///{store / 'server.db'}", "--artifacts-destination", str(store / "artifacts")],
+        cwd=store, stdout=subprocess.DEVNULL, stderr=open(store / "server.log", "w"), start_new_session=True)
+    uri = f"http://127.0.0.1:{port}"
+    try:
+        import urllib.request
+
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"{uri}/health", timeout=2)
+                break
+            except OSError:
+                assert server.poll() is None, (store / "server.log").read_text()[-2000:]
+                assert time.monotonic() < deadline, "mlflow server did not start"
+                time.sleep(0.3)
+        spec = write_job(tmp_path, "job", """\
+            code: src
+            command: python main.py 0.9 && mkdir -p outputs && echo weights > outputs/model.txt
+            experiment_name: shared-server
+            """, script=METRIC_SCRIPT)
+        env = {"MLFLOW_TRACKING_URI": uri}
+        result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path, env=env)
+        assert result.returncode == 0, result.stdout + result.stderr
+        name = result.stdout.split("RunId: ", 1)[1].split()[0]
+        shown = json.loads(aml_run("job", "show", name, "-o", "json", cwd=tmp_path, env=env).stdout)
+        assert shown["mlflow"]["tracking_uri"] == uri and shown["metrics"] == {"score": 0.9}
+        from mlflow import MlflowClient
+
+        client = MlflowClient(tracking_uri=uri)
+        run = client.get_run(shown["mlflow"]["run_id"])
+        assert run.data.metrics == {"score": 0.9}
+        assert run.info.status == "FINISHED"
+        assert client.get_experiment(run.info.experiment_id).name == "shared-server"
+        assert [a.path for a in client.list_artifacts(run.info.run_id, "outputs")] == ["outputs/model.txt"]
+        assert not (tmp_path / ".amllab" / "mlflow.db").exists()
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(timeout=30)
+
+
+def test_the_tracking_agent_and_in_process_tracking_agree(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", """\
+        code: src
+        command: python main.py 0.5
+        """, script=METRIC_SCRIPT)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path,
+                     env={"AMLLAB_TRACKING_AGENT": "0"})
+    assert result.returncode == 0, result.stdout
+    name = result.stdout.split("RunId: ", 1)[1].split()[0]
+    shown = json.loads(aml_run("job", "show", name, "-o", "json", cwd=tmp_path,
+                               env={"AMLLAB_TRACKING_AGENT": "0"}).stdout)
+    assert shown["metrics"] == {"score": 0.5}
+
+
+# -- the CLI surface ----------------------------------------------------------------------------
+
+def test_every_verb_speaks_json_yaml_and_table(lab: Path) -> None:
+    assert aml_run("compute", "create", "--name", "cpu-cluster", cwd=lab).returncode == 0
+    for output in ("json", "yaml", "table"):
+        result = aml_run("compute", "list", "-o", output, cwd=lab)
+        assert result.returncode == 0 and "cpu-cluster" in result.stdout
+        result = aml_run("job", "list", "-o", output, cwd=lab)
+        assert result.returncode == 0
+    table = aml_run("compute", "show", "--name", "cpu-cluster", cwd=lab).stdout.splitlines()
+    assert table[0].split() == ["Name", "Type", "Max", "Instances"] and set(table[1]) == {"-", " "}
+
+
+def test_unknown_job_suggests_the_closest_name(lab: Path) -> None:
+    spec = write_job(lab / "named", "job", "command: echo hi\nname: quiet_moon_abcd1234\n")
+    submit(lab, spec)
+    result = aml_run("job", "show", "quiet_moon_abcd1235", cwd=lab)
+    assert result.returncode == 2 and "did you mean quiet_moon_abcd1234?" in result.stderr
+    again = aml_run("job", "create", "--file", str(spec), cwd=lab)
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_runner_import_stays_light() -> None:
+    code = "import sys, runner, runner.cli, runner.jobs; print(sorted(m for m in ('mlflow', 'torch', 'textual') if m in sys.modules))"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "[]"
