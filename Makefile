@@ -18,23 +18,34 @@ $(VENV)/.installed-base: pyproject.toml | $(PY)
 	$(PIP) install -e .
 	touch $@
 
+# The runner: MLflow and torch (CPU build first), without the quiz and test tools.
+$(VENV)/.installed-run: pyproject.toml | $(PY)
+	$(PIP) install torch==$(TORCH_VERSION)
+	$(PIP) install -e '.[run]'
+	touch $@ $(VENV)/.installed-base
+
 $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	$(PIP) install torch==$(TORCH_VERSION)
 	$(PIP) install -e '.[dev]'
-	touch $@ $(VENV)/.installed-base
+	touch $@ $(VENV)/.installed-base $(VENV)/.installed-run
 
-demo: $(VENV)/.installed-base
+demo: $(VENV)/.installed-run
 	@echo "== aml-lint on the seed's specs: command, sweep, distributed, pipeline, components, schedule =="
 	$(VENV)/bin/aml-lint scenarios/command-job scenarios/sweep-job scenarios/distributed-job scenarios/pipeline scenarios/schedule
 	@echo
 	@echo "== aml-lint on a deliberately broken spec (exit status 1 is expected) =="
 	@$(VENV)/bin/aml-lint scenarios/broken-spec; status=$$?; test $$status -eq 1
+	@echo
+	@echo "== aml-run: the command-job lab for real (workspace: scenarios/command-job/.amllab) =="
+	$(PY) -m runner.scenarios scenarios/command-job
+	$(VENV)/bin/aml-run job list --workspace scenarios/command-job/.amllab
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.installed-base
+bench: $(VENV)/.installed-run
 	$(PY) bench/lint_bench.py
+	$(PY) bench/run_overhead.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py

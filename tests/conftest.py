@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+# The MLflow tracking agents that runner tests start (one per workspace) exit soon after the suite.
+os.environ.setdefault("AMLLAB_TRACKING_IDLE", "30")
 # Tests of the command-line face run the installed entry points of this venv.
 BIN = Path(sys.executable).parent
 

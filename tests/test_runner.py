@@ -18,9 +18,6 @@ from conftest import BIN
 from runner import jobs, status
 from runner.workspace import Workspace
 
-# Tracking agents started by these tests go away soon after the suite.
-os.environ.setdefault("AMLLAB_TRACKING_IDLE", "30")
-
 
 def aml_run(*args: str, cwd: Path, env: dict | None = None, timeout: float = 180) -> subprocess.CompletedProcess:
     environment = dict(os.environ)
@@ -496,3 +493,13 @@ def test_unknown_job_suggests_the_closest_name(lab: Path) -> None:
 def test_runner_import_stays_light() -> None:
     code = "import sys, runner, runner.cli, runner.jobs; print(sorted(m for m in ('mlflow', 'torch', 'textual') if m in sys.modules))"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "[]"
+
+
+def test_runner_public_api_is_exactly_all() -> None:
+    import runner
+
+    assert sorted(runner.__all__) == runner.__all__
+    for name in runner.__all__:
+        assert getattr(runner, name) is not None
+    with pytest.raises(AttributeError):
+        runner.not_a_public_name  # noqa: B018
