@@ -142,19 +142,20 @@ def _dispatch(args: argparse.Namespace) -> int:
     from .workspace import Workspace
 
     if args.group == "job":
-        spec = Path(args.file) if args.verb == "create" else None
-        workspace = Workspace.locate(args.workspace, spec, create=args.verb == "create")
         if args.verb == "create":
+            workspace = Workspace.locate(args.workspace, Path(args.file))
             name = jobs.submit(args.file, workspace, args.name, args.overrides)
             if args.stream:
                 return jobs.stream(workspace, name, sys.stdout)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))
             return 0
         if args.verb == "list":
+            workspace = Workspace.locate(args.workspace, create=False)
             _print(jobs.list_jobs(workspace), args.output,
                    ("name", "type", "status", "experiment_name", "display_name", "creation_time", "duration_s"))
             return 0
         name = _name(args)
+        workspace = Workspace.for_job(name, args.workspace)
         if args.verb == "show":
             _print(jobs.show(workspace, name), args.output,
                    ("name", "type", "status", "experiment_name", "start_time", "end_time", "metrics", "log_path"))
@@ -216,6 +217,8 @@ def table(rows: list[dict[str, Any]], columns: Sequence[str]) -> str:
             return ""
         if isinstance(value, dict):
             return ", ".join(f"{k}={_short(v)}" for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return ", ".join(_short(v) for v in value)
         return str(value)
 
     grid = [[column.replace("_", " ").title() for column in columns]]

@@ -59,9 +59,31 @@ class Workspace:
         if create:
             workspace.ensure()
         elif not folder.is_dir():
-            raise NotFound(f"no workspace at {folder} (run a job or `aml-run data create` there "
-                           "first, or point --workspace at one)")
+            below = [str(f) for f in _workspaces_below(Path.cwd())] if not chosen else []
+            raise NotFound(f"no workspace at {folder} ("
+                           + (f"workspaces below here: {', '.join(below)}; pass one with --workspace)" if below
+                              else "run a job or `aml-run data create` there first, or point --workspace at one)"))
         return workspace
+
+    @classmethod
+    def for_job(cls, name: str, explicit: str | Path | None = None) -> "Workspace":
+        """The workspace that holds job ``name``: the one named, else the nearest, else one
+        below the current directory that has it (a job created with ``--file sub/dir/job.yml``
+        lives beside its spec, and ``job show NAME`` should still find it from here)."""
+        if explicit or os.environ.get("AMLLAB_WORKSPACE"):
+            return cls.locate(explicit, create=False)
+        nearest = _nearest(Path.cwd())
+        if nearest is not None and (nearest / "runs" / name).is_dir():
+            return cls(nearest.resolve())
+        for folder in _workspaces_below(Path.cwd()):
+            if (folder / "runs" / name).is_dir():
+                return cls(folder.resolve())
+        if nearest is not None:
+            return cls(nearest.resolve())  # find_run then says it is not there, with suggestions
+        found = [str(f) for f in _workspaces_below(Path.cwd())]
+        raise NotFound(f"no job named '{name}' in any workspace here"
+                       + (f" (workspaces found: {', '.join(found)}; pass one with --workspace)" if found
+                          else " (no .amllab/ workspace in this folder, its parents or below)"))
 
     def ensure(self) -> None:
         try:
@@ -167,6 +189,28 @@ class Workspace:
         """A registry entry's path: relative ones are relative to the workspace folder."""
         path = Path(value)
         return path if path.is_absolute() else (self.folder / path)
+
+
+_SKIP_WHEN_SEARCHING = {".git", ".venv", "venv", "node_modules", "__pycache__", "site-packages", FOLDER_NAME}
+
+
+def _workspaces_below(start: Path, depth: int = 3) -> list[Path]:
+    found = []
+    stack = [(start, 0)]
+    while stack:
+        folder, level = stack.pop()
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.is_dir(follow_symlinks=False):
+                continue
+            if entry.name == FOLDER_NAME:
+                found.append(Path(entry.path))
+            elif level < depth and entry.name not in _SKIP_WHEN_SEARCHING:
+                stack.append((Path(entry.path), level + 1))
+    return sorted(found)
 
 
 def _nearest(start: Path) -> Path | None:

@@ -503,3 +503,15 @@ def test_runner_public_api_is_exactly_all() -> None:
         assert getattr(runner, name) is not None
     with pytest.raises(AttributeError):
         runner.not_a_public_name  # noqa: B018
+
+
+def test_a_job_created_beside_its_spec_is_found_from_the_parent_folder(tmp_path: Path) -> None:
+    spec = write_job(tmp_path / "labs" / "one", "job", "command: echo hi\n")
+    result = aml_run("job", "create", "--file", "labs/one/job.yml", "--stream", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert (spec.parent / ".amllab").is_dir() and not (tmp_path / ".amllab").exists()
+    name = result.stdout.split("RunId: ", 1)[1].split()[0]
+    shown = aml_run("job", "show", name, "-o", "json", cwd=tmp_path)
+    assert json.loads(shown.stdout)["status"] == "Completed"
+    listing = aml_run("job", "list", cwd=tmp_path)
+    assert listing.returncode == 2 and str(spec.parent / ".amllab") in listing.stderr

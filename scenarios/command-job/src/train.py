@@ -57,10 +57,14 @@ def main() -> None:
             weights[0] -= args.lr * error
             weights[1:] = [w - args.lr * error * v for w, v in zip(weights[1:], x)]
         scores = [weights[0] + sum(w * v for w, v in zip(weights[1:], x)) for x in features]
-        mlflow.log_metric("auc", auc(scores, labels), step=epoch)
+        score = auc(scores, labels)
+        mlflow.log_metric("auc", score, step=epoch)
+        if epoch % 5 == 4 or epoch == args.epochs - 1:
+            print(f"epoch {epoch + 1}/{args.epochs}: auc {score:.4f}")
     outputs = pathlib.Path("outputs")
     outputs.mkdir(exist_ok=True)
     (outputs / "model.json").write_text(json.dumps({"weights": weights}))
+    print(f"trained on {len(labels)} rows; model written to outputs/model.json")
 
 
 if __name__ == "__main__":
