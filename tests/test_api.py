@@ -12,7 +12,8 @@ import validator
 def test_public_api_is_exactly_all() -> None:
     assert sorted(validator.__all__) == sorted([
         "AmllabError", "Config", "ConfigError", "Diagnostic", "FileReport", "LintResult", "RULES",
-        "Rule", "Severity", "UsageError", "__version__", "lint_file", "lint_paths", "lint_text",
+        "Rule", "Severity", "Spec", "SpecError", "UsageError", "__version__", "lint_file", "lint_paths",
+        "lint_text", "load_spec",
     ])
     for name in validator.__all__:
         assert getattr(validator, name) is not None

@@ -515,3 +515,94 @@ def test_a_job_created_beside_its_spec_is_found_from_the_parent_folder(tmp_path:
     assert json.loads(shown.stdout)["status"] == "Completed"
     listing = aml_run("job", "list", cwd=tmp_path)
     assert listing.returncode == 2 and str(spec.parent / ".amllab") in listing.stderr
+
+
+def test_http_inputs_are_downloaded_once_into_the_cache_and_offline_is_a_clear_failure(lab: Path) -> None:
+    import functools
+    import http.server
+    import threading
+
+    served = lab / "served"
+    served.mkdir()
+    (served / "rows.csv").write_text("a,b\n1,2\n")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(served))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/rows.csv"
+    try:
+        spec = write_job(lab / "http", "job", f"""\
+            command: cat ${{{{inputs.rows}}}}
+            inputs:
+              rows: {{type: uri_file, path: "{url}"}}
+            """)
+        result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "a,b\n1,2\n" in result.stdout
+        cached = list((lab / ".amllab" / "cache" / "downloads").glob("*/rows.csv"))
+        assert len(cached) == 1
+    finally:
+        server.shutdown()
+        server.server_close()  # closed, so the next request is refused at once
+    offline = write_job(lab / "offline", "job", f"""\
+        command: cat ${{{{inputs.rows}}}}
+        inputs:
+          rows: {{type: uri_file, path: "{url.replace('rows.csv', 'other.csv')}"}}
+        """)
+    result = aml_run("job", "create", "--file", str(offline), "--stream", cwd=lab)
+    assert result.returncode == 1
+    assert "Status: Failed" in result.stdout and "cannot download http://127.0.0.1:" in result.stdout
+    assert "Offline?" in result.stdout and "Traceback" not in result.stdout
+
+
+def test_a_registered_environment_can_name_a_virtual_environment(lab: Path) -> None:
+    venv = lab / "other-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
+    folder = lab / "venv-env"
+    folder.mkdir()
+    (folder / "conda.yml").write_text("dependencies:\n  - pip:\n      - pyyaml\n")
+    (folder / "env.yml").write_text("name: bare-venv\nversion: '1'\nconda_file: conda.yml\n")
+    created = aml_run("environment", "create", "--file", str(folder / "env.yml"), "--python", str(venv),
+                      "-o", "json", cwd=lab)
+    assert created.returncode == 0, created.stderr
+    assert json.loads(created.stdout)["python"] == str(venv)
+    spec = write_job(folder, "job", """\
+        command: python -c "import sys; print('prefix', sys.prefix)"
+        environment: azureml:bare-venv@latest
+        """)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 0, result.stdout
+    assert f"prefix {venv}" in result.stdout
+    # The bare venv has none of the conda file's packages, and the warning says so.
+    assert "pyyaml (not installed)" in result.stdout
+
+
+def test_data_and_component_registration_from_files(tmp_path: Path) -> None:
+    (tmp_path / "rows").mkdir()
+    (tmp_path / "data.yml").write_text("$schema: https://azuremlschemas.azureedge.net/latest/data.schema.json\n"
+                                       "name: rows\nversion: '4'\ntype: uri_folder\npath: ./rows\n")
+    created = aml_run("data", "create", "--file", "data.yml", "-o", "json", cwd=tmp_path)
+    assert created.returncode == 0, created.stderr
+    assert json.loads(created.stdout) == {"name": "rows", "version": "4", "type": "uri_folder",
+                                          "path": str(tmp_path / "rows")}
+    again = aml_run("data", "create", "--name", "rows", "--path", "rows", "-o", "json", cwd=tmp_path)
+    assert json.loads(again.stdout)["version"] == "5"  # no version: the next one, like the service
+    latest = aml_run("data", "show", "--name", "rows", "--label", "latest", "-o", "json", cwd=tmp_path)
+    assert json.loads(latest.stdout)["version"] == "5"
+    (tmp_path / "component.yml").write_text(textwrap.dedent("""\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        name: echo_rows
+        version: 1
+        type: command
+        inputs:
+          rows: {type: uri_folder}
+        command: ls ${{inputs.rows}}
+        environment:
+          image: python:3.11-slim
+        """))
+    component = aml_run("component", "create", "--file", "component.yml", "-o", "json", cwd=tmp_path)
+    assert component.returncode == 0, component.stderr
+    assert json.loads(component.stdout)["name"] == "echo_rows"
+    as_job = aml_run("job", "create", "--file", "component.yml", cwd=tmp_path)
+    assert as_job.returncode == 2 and "is a component, not a job" in as_job.stderr
+    missing = aml_run("data", "create", "--name", "gone", "--path", "nowhere", cwd=tmp_path)
+    assert missing.returncode == 2 and "does not exist" in missing.stderr

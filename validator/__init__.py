@@ -21,6 +21,7 @@ _EXPORTS = {
     "Config": "config", "Diagnostic": "diagnostic", "Severity": "diagnostic",
     "FileReport": "engine", "LintResult": "engine", "lint_file": "engine", "lint_paths": "engine",
     "lint_text": "engine", "RULES": "rules", "Rule": "rules",
+    "Spec": "spec", "SpecError": "spec", "load_spec": "spec",
 }
 
 
@@ -45,9 +46,12 @@ __all__ = [
     "RULES",
     "Rule",
     "Severity",
+    "Spec",
+    "SpecError",
     "UsageError",
     "__version__",
     "lint_file",
     "lint_paths",
     "lint_text",
+    "load_spec",
 ]

@@ -176,9 +176,10 @@ def _job_output(name: str, value: Any) -> JobOutput:
 
 
 def parse_overrides(pairs: Iterable[str]) -> list[tuple[tuple[str, ...], Any]]:
-    """``--set KEY=VALUE`` as ``az ml`` reads it: a dotted path, and a value read as YAML (so
-    ``inputs.lr=0.1`` sets a number and ``compute=azureml:gpu`` a string)."""
-    import yaml
+    """``--set KEY=VALUE`` as the Azure CLI reads it: a dotted path, and a value parsed as JSON
+    when it is JSON, else taken as the string it is (so ``inputs.lr=0.1`` sets a number,
+    ``compute=azureml:gpu`` a string, and ``mode=no`` the string "no", not YAML's false)."""
+    import json
 
     parsed = []
     for pair in pairs:
@@ -187,8 +188,8 @@ def parse_overrides(pairs: Iterable[str]) -> list[tuple[tuple[str, ...], Any]]:
         if not sep or not all(path):
             raise UsageError(f"--set {pair!r}: write KEY=VALUE with a dotted key, e.g. --set inputs.lr=0.1")
         try:
-            value = yaml.safe_load(raw) if raw.strip() else ""
-        except yaml.YAMLError:
+            value = json.loads(raw)
+        except ValueError:
             value = raw
         parsed.append((path, value))
     return parsed
