@@ -242,7 +242,8 @@ def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | N
             cancel: Cancel, log: Log, on_start: Callable[[int], None] | None = None,
             keep: frozenset[int] = frozenset()) -> Outcome:
     """Running: ``bash -c command`` in the snapshot, in its own process group; stops the whole
-    group on timeout or cancel; never leaves a process behind."""
+    group on timeout or cancel; never leaves a process behind. ``keep`` are processes of the
+    supervisor's own (the tracking agent it started) that the final sweep must leave alone."""
     log_path = run_dir / USER_LOG
     log_path.parent.mkdir(parents=True, exist_ok=True)
     job = process.spawn(["bash", "-c", command], cwd=run_dir / "wd", env=env, log=log_path)

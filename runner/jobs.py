@@ -3,7 +3,6 @@ over these functions, and so is anything else that runs a scenario (the quiz, th
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import signal
@@ -90,7 +89,7 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     """What ``job show`` prints (the shape is documented in the README)."""
     run_dir = workspace.find_run(name)
     current = record(workspace, name)
-    plan = json.loads((run_dir / command.PLAN).read_text())
+    plan = status.read(run_dir, command.PLAN)
     mlflow = current.get("mlflow") or {}
     metrics = current.get("metrics")
     if metrics is None and mlflow.get("run_id"):
@@ -146,7 +145,7 @@ def list_jobs(workspace: Workspace) -> list[dict[str, Any]]:
     for name in workspace.job_names():
         try:
             current = record(workspace, name)
-            plan = json.loads((workspace.run_dir(name) / command.PLAN).read_text())
+            plan = status.read(workspace.run_dir(name), command.PLAN)
         except (OSError, ValueError, NotFound):
             continue
         rows.append({"name": name, "type": plan["type"], "status": current.get("status"),
@@ -193,22 +192,15 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05) -> 
     out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
     out.flush()
     readers = {"user": _Tail(run_dir / command.USER_LOG), "system": _Tail(run_dir / command.SYSTEM_LOG)}
-    seen_state = None
     interrupted = False
     while True:
         try:
             current = record(workspace, name)
-            for line in readers["system"].lines():
-                out.write(f"[aml-run] {line.split(' ', 1)[-1]}")
-            for line in readers["user"].lines():
-                out.write(line)
-            if current.get("status") != seen_state:
-                seen_state = current.get("status")
+            _write_in_order(out, readers["system"].lines(), readers["user"].lines())
             out.flush()
-            if seen_state in status.TERMINAL:
-                for reader in readers.values():  # the last lines written before the end
-                    for line in reader.lines(final=True):
-                        out.write(line if reader is readers["user"] else f"[aml-run] {line.split(' ', 1)[-1]}")
+            if current.get("status") in status.TERMINAL:
+                # The last lines written before the end.
+                _write_in_order(out, readers["system"].lines(final=True), readers["user"].lines(final=True))
                 break
             time.sleep(poll)
         except KeyboardInterrupt:
@@ -224,6 +216,17 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05) -> 
         out.write(f"Error: {final['error'].get('message')}\n")
     out.flush()
     return exit_code(final.get("status"))
+
+
+def _write_in_order(out: TextIO, system: list[str], user: list[str]) -> None:
+    """The command's output only happens while Running, so within one poll the runner's lines up
+    to "state: Running" come before it and the rest (Finalizing...) after it."""
+    split = next((i + 1 for i, line in enumerate(system) if line.rstrip().endswith("state: Running")), 0)
+    for line in system[:split]:
+        out.write(f"[aml-run] {line.split(' ', 1)[-1]}")
+    out.writelines(user)
+    for line in system[split:]:
+        out.write(f"[aml-run] {line.split(' ', 1)[-1]}")
 
 
 class _Tail:
@@ -268,7 +271,7 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
     (./outputs, ./logs and the logs) under ``artifacts/``, a named output under
     ``named-outputs/<name>/``."""
     run_dir = workspace.find_run(name)
-    plan = json.loads((run_dir / command.PLAN).read_text())
+    plan = status.read(run_dir, command.PLAN)
     written = []
     if output_name is not None and output_name not in plan["outputs"] and output_name != "default":
         available = ", ".join(["default", *plan["outputs"]])

@@ -44,9 +44,17 @@ def write_json_atomic(path: Path, payload: Any) -> None:
         raise
 
 
-def read(run_dir: Path) -> dict[str, Any]:
-    with open(run_dir / FILE, encoding="utf-8") as handle:
-        return json.load(handle)
+def read(run_dir: Path, file: str = FILE) -> dict[str, Any]:
+    """One of the run folder's JSON files; a damaged one is a one-line error, not a traceback."""
+    from .errors import RunnerError
+
+    path = run_dir / file
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except ValueError as error:
+        raise RunnerError(f"{path} is damaged ({error}); it is written only by aml-run, so it was "
+                          "edited or truncated by something else") from None
 
 
 @contextmanager

@@ -10,7 +10,6 @@ It is a child subreaper, so processes that escape the job's group are still stop
 from __future__ import annotations
 
 import fcntl
-import json
 import signal
 import sys
 import time
@@ -52,7 +51,7 @@ def acquire_slot(workspace: Workspace, compute: dict[str, Any], cancel: command.
 
 
 def supervise(run_dir: Path) -> int:
-    plan = json.loads((run_dir / command.PLAN).read_text())
+    plan = status.read(run_dir, command.PLAN)
     workspace = Workspace(Path(plan["workspace"]))
     log = command.Log(run_dir)
     cancel = command.Cancel()
@@ -63,11 +62,15 @@ def supervise(run_dir: Path) -> int:
     tracking = Tracking(workspace.folder, plan["tracking_uri"], workspace.artifact_root)
     outcome: command.Outcome | None = None
     slot = None
+    def enter(state: str, **fields: Any) -> None:
+        if status.transition(run_dir, state, **fields):
+            log(f"state: {state}")
+
     try:
-        status.transition(run_dir, "Queued")
+        enter("Queued")
         slot = acquire_slot(workspace, plan["compute"], cancel, log)
         if not cancel.requested:
-            status.transition(run_dir, "Preparing")
+            enter("Preparing")
             values, env = command.prepare(run_dir, plan, log, tracking, exclude=(workspace.folder,))
             resolved = {key.split(".", 1)[1]: value for key, value in values.items() if key.startswith("inputs.")}
             status.update(run_dir, inputs=resolved)
@@ -76,7 +79,7 @@ def supervise(run_dir: Path) -> int:
         if cancel.requested:
             outcome = command.Outcome("Canceled", None, {"code": "Canceled", "message": "the job was canceled before it ran"})
         else:
-            status.transition(run_dir, "Running")
+            enter("Running")
             keep = frozenset({tracking.agent_pid} if tracking.agent_pid else set())
             outcome = command.execute(run_dir, rendered, env, plan.get("timeout"), cancel, log,
                                       on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=keep)
@@ -90,14 +93,15 @@ def supervise(run_dir: Path) -> int:
         log("internal error:\n" + traceback.format_exc())
         outcome = command.Outcome("Failed", None, {"code": "InternalError",
                                                    "message": f"{type(error).__name__}: {error} (see {log.path})"})
-    status.transition(run_dir, "Finalizing")
+    enter("Finalizing")
     fields: dict[str, Any] = {}
     try:
         fields = command.finalize(run_dir, plan, outcome, tracking, log, workspace)
     except Exception as error:
         log(f"warning: finalizing failed: {type(error).__name__}: {error}")
-    status.transition(run_dir, outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
-    log(f"{outcome.status}" + (f": {outcome.error['message']}" if outcome.error else ""))
+    if outcome.error:
+        log(f"{outcome.error['code']}: {outcome.error['message']}")
+    enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
     if slot is not None:
         slot.close()
     return 0
