@@ -93,14 +93,14 @@ def test_bash_receives_each_value_exactly_in_every_context(values: list[str], tm
     assert not (tmp_path / "PWNED").exists()
 
 
-@settings(max_examples=EXAMPLES, deadline=None)
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(value=VALUES)
-def test_quote_for_context_round_trips_through_bash(value: str) -> None:
+def test_quote_for_context_round_trips_through_bash(value: str, tmp_path: Path) -> None:
     lines = ["printf '%s\\0' " + quote_for_context(value, "unquoted"),
              "printf '%s\\0' \"" + quote_for_context(value, "double") + '"',
              "printf '%s\\0' '" + quote_for_context(value, "single") + "'",
              "printf '%s\\0' $'" + quote_for_context(value, "ansi-c") + "'"]
-    assert bash("\n".join(lines), Path.cwd()) == [value] * len(CONTEXTS)
+    assert bash("\n".join(lines), tmp_path) == [value] * len(CONTEXTS)
 
 
 @pytest.mark.parametrize("value", ["", "-", "--help", "*", "a b", "\n", "x\n\n", "'", '"', "\\", "$HOME",
