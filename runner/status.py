@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import fcntl
 import json
-import os
-import tempfile
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
+
+from validator.paths import write_text_atomic
 
 STATES = ("NotStarted", "Queued", "Preparing", "Running", "Finalizing", "Completed", "Failed", "Canceled")
 TERMINAL = frozenset({"Completed", "Failed", "Canceled"})
@@ -29,19 +29,8 @@ def now() -> str:
 
 
 def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write ``payload`` as JSON to a temporary file beside ``path``, flush it to disk, and
-    rename it over ``path``: the file is either the old one or the new one, never a mix."""
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            json.dump(payload, out, indent=2, sort_keys=False, default=str)
-            out.write("\n")
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    """``payload`` as JSON, renamed into place (never half a file)."""
+    write_text_atomic(path, json.dumps(payload, indent=2, default=str) + "\n")
 
 
 def read(run_dir: Path, file: str = FILE) -> dict[str, Any]:

@@ -75,3 +75,30 @@ def test_cli_workspace_flag_and_environment_variable(tmp_path: Path) -> None:
         in result.stdout
     missing = run("--workspace", "nope", "job.yml", cwd=tmp_path)
     assert missing.returncode == 2 and "workspace folder nope does not exist" in missing.stderr
+
+
+def _register_many(folder: str, worker: int) -> None:
+    from validator.workspace import register
+
+    for index in range(10):
+        register(Path(folder), "data", f"asset-{worker}", None, {"type": "uri_folder", "path": f"d{index}"})
+
+
+def test_concurrent_registrations_lose_nothing(tmp_path: Path) -> None:
+    """aml-run ... create from several shells at once: the lock and the atomic rename keep
+    every entry, and auto-numbered versions never collide."""
+    import multiprocessing
+
+    from validator.workspace import load_registry
+
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=_register_many, args=(str(tmp_path), w)) for w in range(6)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(60)
+        assert worker.exitcode == 0
+    registry = load_registry(tmp_path)
+    assert {name: registry.versions("data", name) for name in registry.assets["data"]} == {
+        f"asset-{w}": [str(v) for v in range(1, 11)] for w in range(6)}
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]

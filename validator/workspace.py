@@ -126,8 +126,8 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
     reader never sees half a file. A version without an explicit number gets the next integer,
     like the service's auto-increment."""
     import fcntl
-    import os
-    import tempfile
+
+    from .paths import write_text_atomic
 
     if section not in SECTIONS:
         raise UsageError(f"unknown registry section {section!r}")
@@ -149,18 +149,8 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
         else:
             assets[section][name] = entry
         text = yaml.safe_dump({"version": 1, **assets}, sort_keys=False, allow_unicode=True)
-        handle, temporary = tempfile.mkstemp(dir=folder, prefix=".workspace-", suffix=".yml")
-        try:
-            with os.fdopen(handle, "w", encoding="utf-8") as out:
-                out.write("# The local registry of aml-run (see validator/workspace.py). Written by "
-                          "`aml-run ... create`.\n")
-                out.write(text)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
+        write_text_atomic(path, "# The local registry of aml-run (see validator/workspace.py). "
+                                "Written by `aml-run ... create`.\n" + text)
     return version or ""
 
 
