@@ -606,3 +606,31 @@ def test_data_and_component_registration_from_files(tmp_path: Path) -> None:
     assert as_job.returncode == 2 and "is a component, not a job" in as_job.stderr
     missing = aml_run("data", "create", "--name", "gone", "--path", "nowhere", cwd=tmp_path)
     assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+def test_show_reads_metrics_live_while_running_and_the_snapshot_honours_amlignore(lab: Path) -> None:
+    spec = write_job(lab / "live", "job", """\
+        code: src
+        command: python main.py
+        """, script="""\
+        import pathlib, time, mlflow
+        mlflow.log_metric("loss", 0.5)
+        pathlib.Path("logged").touch()
+        time.sleep(300)
+        """)
+    (lab / "live" / "src" / ".amlignore").write_text("secrets.env\n")
+    (lab / "live" / "src" / "secrets.env").write_text("TOKEN=x\n")
+    workspace = Workspace.locate(lab / ".amllab")
+    name = submit(lab, spec)
+    wd = workspace.run_dir(name) / "wd"
+    deadline = time.monotonic() + 60
+    while not (wd / "logged").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    shown = json.loads(aml_run("job", "show", name, "-o", "json", cwd=lab).stdout)
+    assert shown["status"] == "Running" and shown["metrics"] == {"loss": 0.5}
+    assert (wd / "main.py").is_file() and not (wd / "secrets.env").exists()
+    assert jobs.cancel(workspace, name)["status"] == "Canceled"
+    from mlflow import MlflowClient
+
+    run = MlflowClient(tracking_uri=shown["mlflow"]["tracking_uri"]).get_run(shown["mlflow"]["run_id"])
+    assert run.info.status == "KILLED" and run.data.metrics == {"loss": 0.5}
