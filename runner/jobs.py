@@ -172,8 +172,11 @@ def cancel(workspace: Workspace, name: str, wait: float = CANCEL_WAIT) -> dict[s
             current = status.read(run_dir)
             if current.get("status") in status.TERMINAL:
                 return current
+            if not process.same_process(pid, supervisor.get("start_ticks")):
+                break  # it died before it could record Canceled (e.g. signalled while starting)
             time.sleep(0.05)
-        os.kill(pid, signal.SIGKILL)  # a supervisor that cannot stop is stopped
+        else:
+            os.kill(pid, signal.SIGKILL)  # a supervisor that cannot stop is stopped
     current = status.read(run_dir)
     if current.get("pgid"):
         process.stop_group(current["pgid"], grace=1.0)

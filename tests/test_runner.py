@@ -634,3 +634,17 @@ def test_show_reads_metrics_live_while_running_and_the_snapshot_honours_amlignor
 
     run = MlflowClient(tracking_uri=shown["mlflow"]["tracking_uri"]).get_run(shown["mlflow"]["run_id"])
     assert run.info.status == "KILLED" and run.data.metrics == {"loss": 0.5}
+
+
+def test_cancel_right_after_submission(lab: Path) -> None:
+    """Cancelled before the supervisor has even set up its signal handlers: still Canceled,
+    promptly, and nothing runs."""
+    spec = write_job(lab / "early", "job", "command: touch ran; sleep 300\n")
+    workspace = Workspace.locate(lab / ".amllab")
+    started = time.monotonic()
+    name = jobs.submit(spec, workspace)
+    final = jobs.cancel(workspace, name)
+    assert final["status"] == "Canceled"
+    assert time.monotonic() - started < 20
+    if final.get("pgid"):  # it got as far as starting the command: that is stopped too
+        assert group_gone(final["pgid"])
