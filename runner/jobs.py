@@ -24,8 +24,19 @@ def submit(file: str | Path, workspace: Workspace, name: str | None = None,
            overrides: Iterable[str] = ()) -> str:
     """Lint, resolve and start the job in ``file``; return its name once it is running on its
     own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input)."""
+    _require_run_extra()
     spec = load_spec(file, overrides, workspace=workspace.folder)
     return submit_spec(spec, workspace, name)
+
+
+def _require_run_extra() -> None:
+    """The linter installs alone; running needs MLflow. Say so before anything starts."""
+    from importlib.util import find_spec
+
+    missing = [name for name in ("mlflow", "pathspec") if find_spec(name) is None]
+    if missing:
+        raise RunnerError(f"aml-run needs {' and '.join(missing)}, which the lint-only install leaves "
+                          "out: pip install 'amllab[run]'")
 
 
 def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> str:
