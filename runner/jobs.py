@@ -15,7 +15,7 @@ from validator.spec import Spec, load_spec
 
 from . import command, process, status
 from .errors import NotFound, RunnerError
-from .workspace import Workspace
+from .workspace import Workspace, check_job_name
 
 CANCEL_WAIT = 30.0
 
@@ -46,7 +46,7 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> st
     if spec.kind != "commandJob":
         raise RunnerError(f"{spec.path} is a {spec.kind}; this version of aml-run runs command jobs")
     job = spec.command_job()
-    name = name or job.name or workspace.new_job_name()
+    name = check_job_name(name or job.name or workspace.new_job_name())
     run_dir = workspace.run_dir(name)
     try:
         run_dir.mkdir(parents=True)

@@ -18,6 +18,7 @@ current directory when there is no spec).
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -39,6 +40,16 @@ _NOUNS = ("apple", "bird", "brook", "cabbage", "cloud", "comet", "dream", "feath
           "lamp", "leaf", "lemon", "moon", "night", "ocean", "pepper", "river", "seed", "spoon",
           "star", "stone", "tail", "tiger", "tree", "wave", "yacht")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+# Job names become folder names here; letters, digits, "-" and "_" are what the service's
+# generated and documented names use, and nothing else can climb out of runs/.
+JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,254}")
+
+
+def check_job_name(name: str) -> str:
+    if not JOB_NAME.fullmatch(name):
+        raise RunnerError(f"job name {name!r} is not valid: use letters, digits, '-' and '_', starting "
+                          "with a letter or digit (at most 255 characters)")
+    return name
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,7 @@ class Workspace:
 
     @property
     def tracking_uri(self) -> str:
-        return os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{self.folder / 'mlflow.db'}"
+        return absolute_tracking_uri(os.environ.get("MLFLOW_TRACKING_URI") or f"sqlite:///{self.folder / 'mlflow.db'}")
 
     @property
     def artifact_root(self) -> Path:
@@ -134,7 +145,7 @@ class Workspace:
         return sorted(p.name for p in self.runs.iterdir() if (p / "status.json").is_file())
 
     def find_run(self, name: str) -> Path:
-        folder = self.run_dir(name)
+        folder = self.run_dir(check_job_name(name))
         if not (folder / "status.json").is_file():
             from validator.suggest import closest
 
@@ -189,6 +200,19 @@ class Workspace:
         """A registry entry's path: relative ones are relative to the workspace folder."""
         path = Path(value)
         return path if path.is_absolute() else (self.folder / path)
+
+
+def absolute_tracking_uri(uri: str) -> str:
+    """A store given relative to the current directory (``sqlite:///mlflow.db``, ``./mlruns``,
+    ``file:mlruns``) made absolute: the job, its supervisor and the tracking agent each run in
+    another folder, and must all reach the store the user meant."""
+    if uri.startswith("sqlite:///") and not uri.startswith("sqlite:////") and uri != "sqlite:///:memory:":
+        return f"sqlite:///{Path(uri[len('sqlite:///'):]).resolve()}"
+    if uri.startswith("file:") and not uri.startswith("file:/"):
+        return Path(uri[len("file:"):]).resolve().as_uri()
+    if "://" not in uri and not uri.startswith(("databricks", "file:")):
+        return Path(uri).resolve().as_uri()
+    return uri
 
 
 _SKIP_WHEN_SEARCHING = {".git", ".venv", "venv", "node_modules", "__pycache__", "site-packages", FOLDER_NAME}

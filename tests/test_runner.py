@@ -648,3 +648,24 @@ def test_cancel_right_after_submission(lab: Path) -> None:
     assert time.monotonic() - started < 20
     if final.get("pgid"):  # it got as far as starting the command: that is stopped too
         assert group_gone(final["pgid"])
+
+
+@pytest.mark.parametrize("name", ["../escape", "a/b", "-dash-first", "white space"])
+def test_job_names_cannot_leave_the_runs_folder(lab: Path, name: str) -> None:
+    spec = write_job(lab / "names", "job", "command: echo hi\n")
+    result = aml_run("job", "create", "--file", str(spec), f"--name={name}", cwd=lab)
+    assert result.returncode == 2 and "is not valid" in result.stderr
+    assert not (lab / ".amllab" / "escape").exists()
+
+
+def test_a_relative_tracking_uri_means_the_submitting_folder(tmp_path: Path) -> None:
+    from runner.workspace import absolute_tracking_uri
+
+    os.chdir(tmp_path)
+    try:
+        assert absolute_tracking_uri("sqlite:///mlflow.db") == f"sqlite:///{tmp_path / 'mlflow.db'}"
+        assert absolute_tracking_uri("sqlite:////abs/x.db") == "sqlite:////abs/x.db"
+        assert absolute_tracking_uri("./mlruns") == (tmp_path / "mlruns").as_uri()
+        assert absolute_tracking_uri("http://127.0.0.1:5000") == "http://127.0.0.1:5000"
+    finally:
+        os.chdir(Path(__file__).parent.parent)
