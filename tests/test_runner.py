@@ -658,14 +658,11 @@ def test_job_names_cannot_leave_the_runs_folder(lab: Path, name: str) -> None:
     assert not (lab / ".amllab" / "escape").exists()
 
 
-def test_a_relative_tracking_uri_means_the_submitting_folder(tmp_path: Path) -> None:
+def test_a_relative_tracking_uri_means_the_submitting_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from runner.workspace import absolute_tracking_uri
 
-    os.chdir(tmp_path)
-    try:
-        assert absolute_tracking_uri("sqlite:///mlflow.db") == f"sqlite:///{tmp_path / 'mlflow.db'}"
-        assert absolute_tracking_uri("sqlite:////abs/x.db") == "sqlite:////abs/x.db"
-        assert absolute_tracking_uri("./mlruns") == (tmp_path / "mlruns").as_uri()
-        assert absolute_tracking_uri("http://127.0.0.1:5000") == "http://127.0.0.1:5000"
-    finally:
-        os.chdir(Path(__file__).parent.parent)
+    monkeypatch.chdir(tmp_path)
+    assert absolute_tracking_uri("sqlite:///mlflow.db") == f"sqlite:///{tmp_path / 'mlflow.db'}"
+    assert absolute_tracking_uri("sqlite:////abs/x.db") == "sqlite:////abs/x.db"
+    assert absolute_tracking_uri("./mlruns") == (tmp_path / "mlruns").as_uri()
+    assert absolute_tracking_uri("http://127.0.0.1:5000") == "http://127.0.0.1:5000"
