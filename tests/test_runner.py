@@ -666,3 +666,19 @@ def test_a_relative_tracking_uri_means_the_submitting_folder(tmp_path: Path, mon
     assert absolute_tracking_uri("sqlite:////abs/x.db") == "sqlite:////abs/x.db"
     assert absolute_tracking_uri("./mlruns") == (tmp_path / "mlruns").as_uri()
     assert absolute_tracking_uri("http://127.0.0.1:5000") == "http://127.0.0.1:5000"
+
+
+def test_the_tracking_agent_exits_when_idle(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from runner.tracking import Tracking
+
+    monkeypatch.setenv("AMLLAB_TRACKING_IDLE", "1")
+    tracking = Tracking(tmp_path, f"sqlite:///{tmp_path / 'mlflow.db'}", tmp_path / "mlruns")
+    assert tracking.call("ping") == "pong"
+    assert tracking.agent_pid is not None
+    run = tracking.start_run("idle-check", "one", {})
+    tracking.end_run(run["run_id"], "FINISHED")
+    deadline = time.monotonic() + 30
+    while not pid_gone(tracking.agent_pid) and time.monotonic() < deadline:
+        os.waitpid(tracking.agent_pid, os.WNOHANG)  # ours: reap it once it exits
+        time.sleep(0.1)
+    assert pid_gone(tracking.agent_pid)
