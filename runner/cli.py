@@ -117,6 +117,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except AmllabError as error:
         sys.stderr.write(f"aml-run: error: {error}\n")
         return 2
+    except OSError as error:  # a path the system refuses: one line, not a traceback
+        where = f" ({error.filename})" if error.filename and str(error.filename) not in str(error.strerror) else ""
+        sys.stderr.write(f"aml-run: error: {error.strerror or error}{where}\n")
+        return 2
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -143,8 +147,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     if args.group == "job":
         if args.verb == "create":
-            workspace = Workspace.locate(args.workspace, Path(args.file))
-            name = jobs.submit(args.file, workspace, args.name, args.overrides)
+            workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
+            name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr)
             if args.stream:
                 return jobs.stream(workspace, name, sys.stdout)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))
@@ -161,7 +165,7 @@ def _dispatch(args: argparse.Namespace) -> int:
                    ("name", "type", "status", "experiment_name", "start_time", "end_time", "metrics", "log_path"))
             return 0
         if args.verb == "stream":
-            return jobs.stream(workspace, name, sys.stdout)
+            return jobs.stream(workspace, name, sys.stdout, cancel_on_interrupt=False)
         if args.verb == "cancel":
             jobs.cancel(workspace, name)
             _print(jobs.show(workspace, name), args.output, ("name", "status", "error"))
@@ -170,7 +174,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             written = jobs.download(workspace, name, Path(args.download_path), args.output_name, args.all)
             _print([{"downloaded": str(path)} for path in written], args.output, ("downloaded",))
             return 0
-    workspace = Workspace.locate(args.workspace, None, create=args.verb == "create")
+    workspace = Workspace.locate(args.workspace, None, create=False, must_exist=args.verb != "create")
     if args.verb == "list":
         rows = assets.list_assets(workspace, args.group)
         _print(rows, args.output, ("name", "version", "type", "path", "max_instances") if rows else ("name",))

@@ -19,6 +19,7 @@ not re-implement inputs, environments, MLflow or process handling.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import threading
@@ -36,6 +37,9 @@ from .tracking import Tracking
 from .workspace import Workspace
 
 PLAN = "plan.json"
+# Every process of a job inherits this variable (its run folder): how the job's processes are
+# found once its supervisor is gone.
+MARKER = "AMLLAB_RUN_DIR"
 USER_LOG = Path("user_logs") / "std_log.txt"
 SYSTEM_LOG = Path("system_logs") / "amllab.log"
 # Variables of the host that would point the script's MLflow somewhere other than its run.
@@ -48,17 +52,26 @@ _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPE
 def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
                  run_dir: Path) -> dict[str, Any]:
     """Resolve everything a command job needs; raise before anything runs if it cannot."""
+    _refuse_what_this_release_cannot_run(job, spec)
+    _check_environment_variables(job.environment_variables, spec)
     planned_inputs = {key: inputs.plan_input(value, spec.base_dir, workspace) for key, value in job.inputs.items()}
     planned_outputs = {key: inputs.plan_output(value, run_dir, workspace, name) for key, value in job.outputs.items()}
     environment = plan_environment(job.environment, spec.base_dir, workspace)
     compute = plan_compute(job.compute, job.resources, workspace)
     if job.code is not None and not job.code.exists():
         raise NotFound(f"{spec.path}: code {job.code} does not exist")
+    # Render once with stand-in values: an input the command uses but that has no value fails
+    # here, at submission, rather than at Preparing.
+    stand_ins = {f"inputs.{key}": (None if value["type"] == "literal" and value.get("value") is None else "x")
+                 for key, value in planned_inputs.items()}
+    stand_ins.update({f"outputs.{key}": "x" for key in planned_outputs})
+    render({"command": job.command}, stand_ins, spec.path)
     return {
         "name": name,
         "type": "command",
         "display_name": job.display_name or name,
-        "experiment_name": job.experiment_name or Path.cwd().name,
+        # The service's default is the name of the folder the job was submitted from.
+        "experiment_name": job.experiment_name or Path.cwd().name or "Default",
         "description": job.description,
         "tags": job.tags,
         "spec": str(spec.path),
@@ -74,6 +87,32 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
         "workspace": str(workspace.folder),
         "tracking_uri": workspace.tracking_uri,
     }
+
+
+def _refuse_what_this_release_cannot_run(job: CommandJob, spec: Spec) -> None:
+    count = job.resources.get("instance_count", 1) if isinstance(job.resources, dict) else 1
+    if job.distribution or (isinstance(count, int) and count > 1):
+        # Running it as one process and calling that Completed would teach the wrong thing.
+        raise RunnerError(f"{spec.path}: this is a distributed job (`distribution` or "
+                          "`resources.instance_count` > 1); this version of aml-run runs single-process "
+                          "command jobs. Drop both to run it as one process")
+    code = spec.data.get("code")
+    if isinstance(code, str) and (code.startswith("azureml:") or "://" in code):
+        raise RunnerError(f"{spec.path}: code {code} is registered or remote; a local workspace runs "
+                          "code from a local folder (clone or download it, and point `code` at it)")
+
+
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_environment_variables(variables: dict[str, str], spec: Spec) -> None:
+    for key, value in variables.items():
+        if not _ENV_NAME.fullmatch(key):
+            raise RunnerError(f"{spec.path}: environment variable name {key!r} is not valid: use "
+                              "letters, digits and '_', not starting with a digit")
+        if "\0" in value:
+            raise RunnerError(f"{spec.path}: environment variable {key} holds a NUL character, "
+                              "which no process can receive")
 
 
 def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[str, Any]:
@@ -145,20 +184,33 @@ class Log:
         self.path.parent.mkdir(parents=True, exist_ok=True)
 
     def __call__(self, message: str) -> None:
+        stamp = status.now()
+        # Every line carries the stamp, so a reader can always tell the message from it.
         with open(self.path, "a", encoding="utf-8") as out:
-            out.write(f"{status.now()} {message}\n")
+            out.writelines(f"{stamp} {line}\n" for line in message.splitlines() or [""])
+
+
+class CanceledWhilePreparing(BaseException):
+    """Raised from the signal handler while the job is not yet Running, so that a cancel does
+    not wait for a slow step (a download, an MLflow server) to finish. A BaseException, so
+    that no ``except Exception`` on the way swallows it."""
 
 
 class Cancel:
-    """Set by a signal handler (job cancel, Ctrl-C) and polled by the executor."""
+    """Set by a signal handler (job cancel, Ctrl-C). While ``interruptible`` (before Running)
+    the handler also interrupts what is in progress; while Running the executor polls it."""
 
     def __init__(self) -> None:
         self.event = threading.Event()
         self.reason = "canceled"
+        self.interruptible = False
 
     def request(self, reason: str = "canceled") -> None:
         self.reason = reason
         self.event.set()
+        if self.interruptible:
+            self.interruptible = False
+            raise CanceledWhilePreparing()
 
     @property
     def requested(self) -> bool:
@@ -199,18 +251,19 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
             f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
     log(f"environment: {interpreter.label} ({interpreter.python})")
     log(plan["compute"]["note"])
+    tracking.check_reachable()
     run = tracking.start_run(plan["experiment_name"], plan["display_name"],
                              {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
                               "amllab.type": plan["type"], **plan.get("tags", {})})
     status.update(run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']})")
-    env = job_environment(plan, interpreter, environment.get("env") or {}, run)
+    env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
     return values, env
 
 
 def job_environment(plan: dict[str, Any], interpreter: environments.Interpreter,
-                    extra: dict[str, str], run: dict[str, str]) -> dict[str, str]:
+                    extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
     env.update(extra)
     env["PATH"] = environments.path_with(interpreter, os.environ.get("PATH"))
@@ -222,6 +275,7 @@ def job_environment(plan: dict[str, Any], interpreter: environments.Interpreter,
         "MLFLOW_RUN_ID": run["run_id"],
         "MLFLOW_EXPERIMENT_ID": run["experiment_id"],
         "AZUREML_RUN_ID": plan["name"],
+        MARKER: str(run_dir),
         "AZUREML_ARM_SUBSCRIPTION": "00000000-0000-0000-0000-000000000000",
         "AZUREML_ARM_RESOURCEGROUP": "amllab-local",
         "AZUREML_ARM_WORKSPACE_NAME": workspace.parent.name or "amllab",
@@ -231,11 +285,11 @@ def job_environment(plan: dict[str, Any], interpreter: environments.Interpreter,
     return env
 
 
-def render(plan: dict[str, Any], values: dict[str, str | None]) -> str:
+def render(plan: dict[str, Any], values: dict[str, str | None], where: Path | None = None) -> str:
     try:
         return render_command(plan["command"], values)
     except RenderError as error:
-        raise RunnerError(f"command: {error}") from None
+        raise RunnerError(f"{where}: command: {error}" if where else f"command: {error}") from None
 
 
 def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | None,

@@ -133,23 +133,13 @@ def materialise_input(name: str, planned: dict[str, Any], run_dir: Path, cache: 
 
 
 def _make_read_only(path: Path) -> None:
+    """Files read-only, as a downloaded input is; folders stay writable so that the run folder
+    can still be deleted by its owner (a read-only folder would make `rm -rf` fail)."""
     clear = ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH)
-    for folder, dirs, files in os.walk(path) if path.is_dir() else [(str(path.parent), [], [path.name])]:
-        for entry in files:
-            file = Path(folder) / entry
+    files = [path] if path.is_file() else [Path(folder) / name for folder, _, names in os.walk(path) for name in names]
+    for file in files:
+        if not file.is_symlink():
             file.chmod(file.stat().st_mode & clear)
-        if path.is_dir():
-            Path(folder).chmod(Path(folder).stat().st_mode & clear)
-
-
-def make_writable(path: Path) -> None:
-    """Undo :func:`_make_read_only` so a run folder can be deleted."""
-    for folder, dirs, files in os.walk(path):
-        Path(folder).chmod(Path(folder).stat().st_mode | stat.S_IWUSR)
-        for entry in files:
-            file = Path(folder) / entry
-            if not file.is_symlink():
-                file.chmod(file.stat().st_mode | stat.S_IWUSR)
 
 
 def _download(url: str, cache: Path) -> Path:

@@ -21,11 +21,16 @@ CANCEL_WAIT = 30.0
 
 
 def submit(file: str | Path, workspace: Workspace, name: str | None = None,
-           overrides: Iterable[str] = ()) -> str:
+           overrides: Iterable[str] = (), warn: TextIO | None = None) -> str:
     """Lint, resolve and start the job in ``file``; return its name once it is running on its
-    own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input)."""
+    own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input). Lint
+    warnings, which do not stop a job, are written to ``warn``."""
     _require_run_extra()
+    # The workspace may not exist yet (it is created once the job is accepted): lint then sees
+    # an empty registry, and names every reference to register.
     spec = load_spec(file, overrides, workspace=workspace.folder)
+    if warn is not None:
+        warn.write(spec.render_findings(color=warn.isatty() and not os.environ.get("NO_COLOR")))
     return submit_spec(spec, workspace, name)
 
 
@@ -48,13 +53,14 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> st
     job = spec.command_job()
     name = check_job_name(name or job.name or workspace.new_job_name())
     run_dir = workspace.run_dir(name)
+    plan = command.plan_command(job, spec, workspace, name, run_dir)
+    workspace.ensure()
     try:
-        run_dir.mkdir(parents=True)
+        run_dir.mkdir()
     except FileExistsError:
         raise RunnerError(f"a job named '{name}' already exists in {workspace.folder}; job names are "
                           "unique in a workspace (drop `name:` or pass another --name)") from None
     try:
-        plan = command.plan_command(job, spec, workspace, name, run_dir)
         status.write_json_atomic(run_dir / command.PLAN, plan)
         command.copy_spec(spec.path, run_dir)
         status.create(run_dir, {"name": name, "type": "command", "creation_time": status.now(),
@@ -87,13 +93,32 @@ def record(workspace: Workspace, name: str) -> dict[str, Any]:
         if pid and not process.same_process(pid, supervisor.get("start_ticks")):
             current = status.read(run_dir)  # it may have finished between the two reads
             if current.get("status") not in status.TERMINAL:
-                if current.get("pgid"):
-                    process.stop_group(current["pgid"], grace=1.0)
-                status.transition(run_dir, "Failed", error={
+                _end_without_supervisor(workspace, run_dir, "Failed", {
                     "code": "RunnerDied", "message": "the aml-run supervisor of this job stopped unexpectedly; "
                     f"see {run_dir / 'system_logs'}"})
                 current = status.read(run_dir)
     return current
+
+
+def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, error: dict[str, str]) -> None:
+    """Do what the supervisor would have done at the end: stop every process of the job (its
+    group, and whatever left it, found by the job's marker variable), close the MLflow run, and
+    record the final state."""
+    current = status.read(run_dir)
+    if current.get("pgid"):
+        process.stop_group(current["pgid"], grace=1.0)
+    process.stop_marked(command.MARKER, str(run_dir), grace=1.0)
+    mlflow = current.get("mlflow") or {}
+    if mlflow.get("run_id"):
+        try:
+            from .tracking import Tracking
+
+            Tracking(workspace.folder, mlflow["tracking_uri"], workspace.artifact_root).end_run(
+                mlflow["run_id"], "KILLED" if state == "Canceled" else "FAILED")
+        except RunnerError:
+            pass  # the state below is what matters; MLflow keeps RUNNING, as for a lost node
+    if status.transition(run_dir, state, error=error):
+        command.Log(run_dir)(f"state: {state} ({error['message']})")
 
 
 def show(workspace: Workspace, name: str) -> dict[str, Any]:
@@ -157,7 +182,10 @@ def list_jobs(workspace: Workspace) -> list[dict[str, Any]]:
         try:
             current = record(workspace, name)
             plan = status.read(workspace.run_dir(name), command.PLAN)
-        except (OSError, ValueError, NotFound):
+        except (OSError, RunnerError) as error:
+            # One damaged run folder must not hide the others.
+            rows.append({"name": name, "type": None, "status": "Damaged", "experiment_name": None,
+                         "display_name": str(error), "creation_time": None, "duration_s": None})
             continue
         rows.append({"name": name, "type": plan["type"], "status": current.get("status"),
                      "experiment_name": plan["experiment_name"], "display_name": plan["display_name"],
@@ -188,10 +216,7 @@ def cancel(workspace: Workspace, name: str, wait: float = CANCEL_WAIT) -> dict[s
             time.sleep(0.05)
         else:
             os.kill(pid, signal.SIGKILL)  # a supervisor that cannot stop is stopped
-    current = status.read(run_dir)
-    if current.get("pgid"):
-        process.stop_group(current["pgid"], grace=1.0)
-    status.transition(run_dir, "Canceled", error={"code": "Canceled", "message": "the job was canceled"})
+    _end_without_supervisor(workspace, run_dir, "Canceled", {"code": "Canceled", "message": "the job was canceled"})
     return status.read(run_dir)
 
 
@@ -199,9 +224,12 @@ def exit_code(state: str | None) -> int:
     return 0 if state == "Completed" else 1
 
 
-def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05) -> int:
+def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
+           cancel_on_interrupt: bool = True) -> int:
     """Print the job's log as it grows, and its state changes, until it ends. Ctrl-C cancels
-    the job (and still waits for it to end). Returns 0 for Completed, 1 otherwise."""
+    the job and still waits for it to end (``job create --stream``), or, without
+    ``cancel_on_interrupt``, stops following and leaves it running (``job stream``, as az does).
+    Returns 0 for Completed, 1 otherwise, 130 when it stopped following."""
     run_dir = workspace.find_run(name)
     out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
     out.flush()
@@ -210,7 +238,9 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05) -> 
     while True:
         try:
             current = record(workspace, name)
-            _write_in_order(out, readers["system"].lines(), readers["user"].lines())
+            # Once the command has exited, its last line may lack a newline: show it now.
+            exited = current.get("status") in ("Finalizing", *status.TERMINAL)
+            _write_in_order(out, readers["system"].lines(), readers["user"].lines(final=exited))
             out.flush()
             if current.get("status") in status.TERMINAL:
                 # The last lines written before the end.
@@ -218,6 +248,10 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05) -> 
                 break
             time.sleep(poll)
         except KeyboardInterrupt:
+            if not cancel_on_interrupt:
+                out.write(f"\n[aml-run] stopped following {name}; it goes on running "
+                          f"(aml-run job stream {name} to follow it again)\n")
+                return 130
             if interrupted:
                 raise
             interrupted = True

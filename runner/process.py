@@ -199,3 +199,40 @@ def python_module(module: str, *arguments: str) -> list[str]:
     code = (f"import sys; sys.path.insert(0, {root!r}); "
             f"from {module} import main; sys.exit(main(sys.argv[1:]))")
     return [sys.executable, "-c", code, *arguments]
+
+
+def processes_marked(variable: str, value: str) -> list[int]:
+    """Processes whose environment has ``variable=value``: every process a job starts inherits
+    its marker, so this finds what escaped the job's group even after its supervisor is gone."""
+    needle = f"{variable}={value}".encode()
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+        except OSError:
+            continue
+        if needle in environ.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def stop_marked(variable: str, value: str, grace: float = 2.0) -> int:
+    """SIGTERM, then SIGKILL, every process :func:`processes_marked` finds; returns how many."""
+    marked = processes_marked(variable, value)
+    for pid in marked:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline and any(pid_alive(pid) for pid in marked):
+        time.sleep(0.05)
+    for pid in marked:
+        if pid_alive(pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+    return len(marked)

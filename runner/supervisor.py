@@ -50,60 +50,88 @@ def acquire_slot(workspace: Workspace, compute: dict[str, Any], cancel: command.
     return None
 
 
-def supervise(run_dir: Path) -> int:
-    plan = status.read(run_dir, command.PLAN)
-    workspace = Workspace(Path(plan["workspace"]))
-    log = command.Log(run_dir)
-    cancel = command.Cancel()
-    signal.signal(signal.SIGTERM, lambda *_: cancel.request("canceled"))
-    signal.signal(signal.SIGINT, lambda *_: cancel.request("canceled"))
-    signal.signal(signal.SIGHUP, signal.SIG_IGN)
-    process.become_subreaper()
-    tracking = Tracking(workspace.folder, plan["tracking_uri"], workspace.artifact_root)
-    outcome: command.Outcome | None = None
-    slot = None
-    def enter(state: str, **fields: Any) -> None:
-        if status.transition(run_dir, state, **fields):
-            log(f"state: {state}")
+class _Job:
+    """One job's walk through its states, for :func:`supervise`."""
 
-    try:
-        enter("Queued")
-        slot = acquire_slot(workspace, plan["compute"], cancel, log)
-        if not cancel.requested:
-            enter("Preparing")
-            values, env = command.prepare(run_dir, plan, log, tracking, exclude=(workspace.folder,))
-            resolved = {key.split(".", 1)[1]: value for key, value in values.items() if key.startswith("inputs.")}
-            status.update(run_dir, inputs=resolved)
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.plan = status.read(run_dir, command.PLAN)
+        self.workspace = Workspace(Path(self.plan["workspace"]))
+        self.log = command.Log(run_dir)
+        self.cancel = command.Cancel()
+        self.tracking = Tracking(self.workspace.folder, self.plan["tracking_uri"], self.workspace.artifact_root)
+        self.slot: IO | None = None
+
+    def enter(self, state: str, **fields: Any) -> None:
+        if status.transition(self.run_dir, state, **fields):
+            self.log(f"state: {state}")
+
+    def until_finalizing(self) -> command.Outcome:
+        """Queued, Preparing and Running; every way they can end becomes an Outcome."""
+        run_dir, plan, log, cancel = self.run_dir, self.plan, self.log, self.cancel
+        try:
+            cancel.interruptible = True
+            self.enter("Queued")
+            self.slot = acquire_slot(self.workspace, plan["compute"], cancel, log)
+            if cancel.requested:
+                return _canceled_before_running()
+            self.enter("Preparing")
+            values, env = command.prepare(run_dir, plan, log, self.tracking, exclude=(self.workspace.folder,))
+            status.update(run_dir, inputs={key.split(".", 1)[1]: value for key, value in values.items()
+                                           if key.startswith("inputs.")})
             rendered = command.render(plan, values)
             log(f"command: {rendered}")
-        if cancel.requested:
-            outcome = command.Outcome("Canceled", None, {"code": "Canceled", "message": "the job was canceled before it ran"})
-        else:
-            enter("Running")
-            keep = frozenset({tracking.agent_pid} if tracking.agent_pid else set())
-            outcome = command.execute(run_dir, rendered, env, plan.get("timeout"), cancel, log,
-                                      on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=keep)
-    except RunnerError as error:
-        log(f"error: {error}")
-        outcome = command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
-    except OSError as error:
-        log(f"error: {error}")
-        outcome = command.Outcome("Failed", None, {"code": "SystemError", "message": str(error)})
-    except Exception as error:  # a bug of ours: the job still ends, with the traceback kept
-        log("internal error:\n" + traceback.format_exc())
-        outcome = command.Outcome("Failed", None, {"code": "InternalError",
-                                                   "message": f"{type(error).__name__}: {error} (see {log.path})"})
-    enter("Finalizing")
-    fields: dict[str, Any] = {}
+            cancel.interruptible = False
+            if cancel.requested:
+                return _canceled_before_running()
+            self.enter("Running")
+            keep = frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set())
+            return command.execute(run_dir, rendered, env, plan.get("timeout"), cancel, log,
+                                   on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=keep)
+        except RunnerError as error:
+            log(f"error: {error}")
+            return command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
+        except OSError as error:
+            log(f"error: {error}")
+            return command.Outcome("Failed", None, {"code": "SystemError", "message": str(error)})
+        except Exception as error:  # a bug of ours: the job still ends, with the traceback kept
+            log("internal error:\n" + traceback.format_exc())
+            return command.Outcome("Failed", None, {"code": "InternalError",
+                                                    "message": f"{type(error).__name__}: {error} (see {log.path})"})
+
+    def finalize(self, outcome: command.Outcome) -> None:
+        self.enter("Finalizing")
+        fields: dict[str, Any] = {}
+        try:
+            fields = command.finalize(self.run_dir, self.plan, outcome, self.tracking, self.log, self.workspace)
+        except Exception as error:
+            self.log(f"warning: finalizing failed: {type(error).__name__}: {error}")
+        if outcome.error:
+            self.log(f"{outcome.error['code']}: {outcome.error['message']}")
+        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
+        if self.slot is not None:
+            self.slot.close()
+
+
+def _canceled_before_running() -> command.Outcome:
+    return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the job was canceled before it ran"})
+
+
+def supervise(run_dir: Path) -> int:
+    job = _Job(run_dir)
+    signal.signal(signal.SIGTERM, lambda *_: job.cancel.request("canceled"))
+    signal.signal(signal.SIGINT, lambda *_: job.cancel.request("canceled"))
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    process.become_subreaper()
     try:
-        fields = command.finalize(run_dir, plan, outcome, tracking, log, workspace)
-    except Exception as error:
-        log(f"warning: finalizing failed: {type(error).__name__}: {error}")
-    if outcome.error:
-        log(f"{outcome.error['code']}: {outcome.error['message']}")
-    enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
-    if slot is not None:
-        slot.close()
+        outcome = job.until_finalizing()
+    except command.CanceledWhilePreparing:
+        # Raised by the signal handler wherever preparation was, even inside an except above.
+        job.log("canceled while preparing")
+        outcome = _canceled_before_running()
+    finally:
+        job.cancel.interruptible = False
+    job.finalize(outcome)
     return 0
 
 

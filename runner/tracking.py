@@ -29,6 +29,12 @@ from .errors import RunnerError
 
 DEFAULT_IDLE = 300.0
 _START_TIMEOUT = 120.0
+# How long one MLflow call may take before the job is told MLflow is not answering.
+_TIMEOUTS = {"log_artifacts": 900.0, "ping": _START_TIMEOUT}
+_DEFAULT_TIMEOUT = 120.0
+# MLflow's own HTTP client retries seven times with backoff (minutes) before it gives up; a job
+# waiting on an unreachable server should hear about it in seconds.
+_AGENT_HTTP_DEFAULTS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQUEST_TIMEOUT": "30"}
 
 
 def agent_address(workspace: Path, tracking_uri: str) -> str:
@@ -145,12 +151,30 @@ class Tracking:
     def _address(self) -> str:
         return agent_address(self.workspace, self.tracking_uri)
 
+    def check_reachable(self) -> None:
+        """For a tracking server, fail at once with one line when it is not there, instead of
+        waiting out MLflow's retries."""
+        if not self.tracking_uri.startswith(("http://", "https://")):
+            return
+        import urllib.error
+        import urllib.request
+
+        try:
+            urllib.request.urlopen(self.tracking_uri.rstrip("/") + "/health", timeout=10).close()
+        except urllib.error.HTTPError:
+            return  # it answered: a server without /health is still a server
+        except (urllib.error.URLError, OSError) as error:
+            reason = getattr(error, "reason", None) or error
+            raise RunnerError(f"the MLflow tracking server {self.tracking_uri} (MLFLOW_TRACKING_URI) is not "
+                              f"reachable: {reason}; start it, or unset MLFLOW_TRACKING_URI to use the "
+                              "workspace's own store") from None
+
     def _via_agent(self, request: dict[str, Any]) -> Any:
         try:
-            return _exchange(self._address(), request)
+            return _exchange(self._address(), request, self.tracking_uri)
         except (ConnectionRefusedError, FileNotFoundError):
             self._start_agent()
-            return _exchange(self._address(), request)
+            return _exchange(self._address(), request, self.tracking_uri)
 
     def _start_agent(self) -> None:
         from .process import pid_alive, python_module, spawn_detached
@@ -159,19 +183,19 @@ class Tracking:
         log.parent.mkdir(parents=True, exist_ok=True)
         argv = python_module("runner.tracking_agent", self.tracking_uri, str(self.artifact_root or ""),
                              self._address().lstrip("\0"))
-        env = {k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_RUN")}
+        env = {**_AGENT_HTTP_DEFAULTS, **{k: v for k, v in os.environ.items() if not k.startswith("MLFLOW_RUN")}}
         self.agent_pid = spawn_detached(argv, cwd=self.workspace, env=env, log=log)
         deadline = time.monotonic() + _START_TIMEOUT
         while time.monotonic() < deadline:
             try:
-                _exchange(self._address(), {"op": "ping"})
+                _exchange(self._address(), {"op": "ping"}, self.tracking_uri)
                 return
             except (ConnectionRefusedError, FileNotFoundError):
                 pass
             if not pid_alive(self.agent_pid):
                 # Lost a start race (another agent bound the address first) or crashed.
                 try:
-                    _exchange(self._address(), {"op": "ping"})
+                    _exchange(self._address(), {"op": "ping"}, self.tracking_uri)
                     return
                 except (ConnectionRefusedError, FileNotFoundError):
                     tail = log.read_text(errors="replace").strip().splitlines()[-5:] if log.exists() else []
@@ -181,16 +205,22 @@ class Tracking:
         raise RunnerError(f"the MLflow tracking agent did not answer within {_START_TIMEOUT:.0f} s (log: {log})")
 
 
-def _exchange(address: str, request: dict[str, Any]) -> Any:
+def _exchange(address: str, request: dict[str, Any], tracking_uri: str) -> Any:
+    timeout = _TIMEOUTS.get(request["op"], _DEFAULT_TIMEOUT)
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-        connection.connect(address)
-        connection.sendall(json.dumps(request).encode() + b"\n")
-        chunks = []
-        while True:
-            chunk = connection.recv(65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
+        connection.settimeout(timeout)
+        try:
+            connection.connect(address)
+            connection.sendall(json.dumps(request).encode() + b"\n")
+            chunks = []
+            while True:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        except socket.timeout:
+            raise RunnerError(f"MLflow ({tracking_uri}) did not answer {request['op']} within "
+                              f"{timeout:.0f} s") from None
     if not chunks:
         raise ConnectionRefusedError("the tracking agent closed the connection")
     reply = json.loads(b"".join(chunks))

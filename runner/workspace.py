@@ -60,7 +60,9 @@ class Workspace:
 
     @classmethod
     def locate(cls, explicit: str | Path | None = None, spec: Path | None = None,
-               create: bool = True) -> "Workspace":
+               create: bool = True, must_exist: bool = True) -> "Workspace":
+        """``create``: make the folders now. Otherwise the folder must exist, unless
+        ``must_exist`` is False (a command that creates it only once it has succeeded)."""
         chosen = explicit or os.environ.get("AMLLAB_WORKSPACE") or None
         if chosen:
             folder = Path(chosen)
@@ -69,7 +71,7 @@ class Workspace:
         workspace = cls(folder.resolve())
         if create:
             workspace.ensure()
-        elif not folder.is_dir():
+        elif must_exist and not folder.is_dir():
             below = [str(f) for f in _workspaces_below(Path.cwd())] if not chosen else []
             raise NotFound(f"no workspace at {folder} ("
                            + (f"workspaces below here: {', '.join(below)}; pass one with --workspace)" if below
@@ -160,6 +162,7 @@ class Workspace:
         return registry_format.load_registry(self.folder)
 
     def register(self, kind: str, name: str, version: str | None, entry: dict[str, Any]) -> str:
+        self.ensure()
         return registry_format.register(self.folder, SECTION_OF[kind], name, version, entry)
 
     def lookup(self, kind: str, reference: str) -> tuple[str, str | None, dict[str, Any]]:

@@ -65,6 +65,12 @@ def wait_for(workspace: Workspace, name: str, state: str, timeout: float = 60) -
     raise AssertionError(f"{name} never reached {state}")
 
 
+def nothing_ran(folder: Path) -> bool:
+    """A refused job leaves no run folder (and creates no workspace that was not there)."""
+    runs = folder / ".amllab" / "runs"
+    return not runs.exists() or not list(runs.iterdir())
+
+
 def group_gone(pgid: int) -> bool:
     try:
         os.killpg(pgid, 0)
@@ -99,7 +105,7 @@ def test_unknown_asset_is_refused_with_the_command_that_registers_it(tmp_path: P
     assert "aml-run environment create --name sklearn-train --version 2" in result.stderr
     assert "aml-run compute create --name cpu-cluster" in result.stderr
     assert "Traceback" not in result.stderr
-    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+    assert not (tmp_path / ".amllab").exists()
 
 
 def test_missing_input_file_is_refused_before_anything_runs(tmp_path: Path) -> None:
@@ -112,7 +118,7 @@ def test_missing_input_file_is_refused_before_anything_runs(tmp_path: Path) -> N
     assert result.returncode == 1, result.stdout
     assert f"{spec}:4:33: AML803 error: input path './data/missing.csv' does not exist" in result.stderr
     assert "Traceback" not in result.stderr
-    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+    assert nothing_ran(tmp_path)
 
 
 def test_a_registered_asset_whose_files_are_gone_is_refused(tmp_path: Path) -> None:
@@ -130,7 +136,7 @@ def test_a_registered_asset_whose_files_are_gone_is_refused(tmp_path: Path) -> N
     assert result.returncode == 2, result.stdout
     assert result.stderr == f"aml-run: error: input 'rows': azureml:rows:1 (resolved to {data}) does not exist " \
                             "(data asset rows:1); create it, or fix the path\n"
-    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+    assert nothing_ran(tmp_path)
 
 
 def test_a_spec_with_lint_errors_never_runs(tmp_path: Path) -> None:
@@ -139,7 +145,7 @@ def test_a_spec_with_lint_errors_never_runs(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert f"{spec}:3:1: AML101" in result.stderr
     assert "not submitted" in result.stderr
-    assert not list((tmp_path / ".amllab" / "runs").iterdir())
+    assert nothing_ran(tmp_path)
 
 
 def test_a_folder_asset_given_to_a_file_input_says_which_type_to_declare(tmp_path: Path) -> None:
@@ -238,21 +244,33 @@ def test_ctrl_c_while_streaming_cancels_the_job(lab: Path) -> None:
 
 
 def test_a_killed_supervisor_is_noticed_and_its_job_stopped(lab: Path) -> None:
-    spec = write_job(lab / "orphan", "job", "command: sleep 300\n")
+    spec = write_job(lab / "orphan", "job", """\
+        command: >-
+          setsid sleep 300 & echo $! > escaped.pid;
+          python -c "import mlflow; mlflow.log_metric('started', 1)"; sleep 300
+        """)
     workspace = Workspace.locate(lab / ".amllab")
     name = submit(lab, spec)
     running = wait_for(workspace, name, "Running")
-    deadline = time.monotonic() + 10
-    while "pgid" not in running and time.monotonic() < deadline:
-        running = status.read(workspace.run_dir(name))
+    wd = workspace.run_dir(name) / "wd"
+    deadline = time.monotonic() + 60
+    while not ((wd / "escaped.pid").is_file() and jobs.show(workspace, name)["metrics"]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.1)
+    running = status.read(workspace.run_dir(name))
+    escaped = int((wd / "escaped.pid").read_text())
     os.kill(running["supervisor"]["pid"], signal.SIGKILL)
     time.sleep(0.3)
     shown = jobs.show(workspace, name)
     assert shown["status"] == "Failed" and shown["error"]["code"] == "RunnerDied"
-    deadline = time.monotonic() + 10
-    while not group_gone(running["pgid"]) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    # Its processes are stopped, even the one that left the group (found by the job's marker
+    # variable), and its MLflow run is closed as FAILED.
     assert group_gone(running["pgid"])
+    assert pid_gone(escaped)
+    from mlflow import MlflowClient
+
+    run = MlflowClient(tracking_uri=shown["mlflow"]["tracking_uri"]).get_run(shown["mlflow"]["run_id"])
+    assert run.info.status == "FAILED"
 
 
 # -- what the job sees ------------------------------------------------------------------------
@@ -682,3 +700,132 @@ def test_the_tracking_agent_exits_when_idle(tmp_path: Path, monkeypatch: pytest.
         os.waitpid(tracking.agent_pid, os.WNOHANG)  # ours: reap it once it exits
         time.sleep(0.1)
     assert pid_gone(tracking.agent_pid)
+
+
+# -- found in review: each of these once went wrong -----------------------------------------
+
+def test_distributed_jobs_are_refused_rather_than_run_as_one_process(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", """\
+        command: echo RANK=$RANK
+        distribution: {type: pytorch, process_count_per_instance: 2}
+        resources: {instance_count: 2}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 2 and "this is a distributed job" in result.stderr
+    assert nothing_ran(tmp_path)
+
+
+def test_value_form_inputs_and_lint_warnings_at_submission(lab: Path) -> None:
+    spec = write_job(lab / "value", "job", """\
+        command: echo "lr=${{inputs.lr}} flag=$FLAG"
+        inputs:
+          lr: {value: 0.01}
+        environment_variables: {FLAG: yes}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 0, result.stderr
+    assert "lr=0.01 flag=True" in result.stdout
+    assert "AML213 warning" in result.stderr and "Found 0 errors and 1 warning" in result.stderr
+
+
+@pytest.mark.parametrize("variables", ['{"A=B": x}', '{"1ST": x}'])
+def test_invalid_environment_variable_names_are_refused_at_submission(tmp_path: Path, variables: str) -> None:
+    spec = write_job(tmp_path, "job", f"command: echo hi\nenvironment_variables: {variables}\n")
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode in (1, 2) and "Traceback" not in result.stderr
+    assert "environment variable" in result.stderr and nothing_ran(tmp_path)
+
+
+def test_an_input_without_value_is_refused_at_submission(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", "command: echo ${{inputs.lr}}\ninputs:\n  lr: {value: null}\n")
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode in (1, 2) and "Traceback" not in result.stderr
+    assert nothing_ran(tmp_path)
+
+
+def test_system_paths_the_os_refuses_are_one_line(lab: Path) -> None:
+    spec = write_job(lab / "oneline", "job", "command: echo hi\n")
+    name = submit(lab, spec)
+    jobs.wait(Workspace.locate(lab / ".amllab"), name, timeout=60)
+    (lab / "a-file").write_text("")
+    result = aml_run("job", "download", name, "--download-path", str(lab / "a-file"), cwd=lab)
+    assert result.returncode == 2 and result.stderr.startswith("aml-run: error: ")
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+
+
+def test_multi_line_commands_stream_as_runner_lines_and_a_last_line_without_newline_shows(lab: Path) -> None:
+    spec = write_job(lab / "multiline", "job", """\
+        command: |
+          echo first
+          printf 'no newline at the end'
+        """)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert "[aml-run] printf 'no newline at the end'" in lines  # the command's second line, marked
+    assert lines.index("no newline at the end") < lines.index("[aml-run] state: Finalizing")
+
+
+def test_a_damaged_status_file_does_not_hide_the_other_jobs(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", "command: echo hi\n")
+    names = [submit(tmp_path, spec) for _ in range(2)]
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    for name in names:
+        jobs.wait(workspace, name, timeout=60)
+    (workspace.run_dir(names[0]) / "status.json").write_text('{"status": "Compl')
+    rows = json.loads(aml_run("job", "list", "-o", "json", cwd=tmp_path).stdout)
+    assert {row["name"]: row["status"] for row in rows} == {names[0]: "Damaged", names[1]: "Completed"}
+    shown = aml_run("job", "show", names[0], cwd=tmp_path)
+    assert shown.returncode == 2 and "is damaged" in shown.stderr
+
+
+def test_an_unreachable_mlflow_server_fails_the_job_promptly(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    spec = write_job(tmp_path, "job", "command: echo hi\n")
+    started = time.monotonic()
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path,
+                     env={"MLFLOW_TRACKING_URI": f"http://127.0.0.1:{port}"}, timeout=120)
+    assert result.returncode == 1
+    assert f"the MLflow tracking server http://127.0.0.1:{port} (MLFLOW_TRACKING_URI) is not reachable" in result.stdout
+    assert time.monotonic() - started < 60
+
+
+def test_registered_versions_do_not_change(tmp_path: Path) -> None:
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+    assert aml_run("data", "create", "--name", "d", "--version", "1", "--path", "a", cwd=tmp_path).returncode == 0
+    same = aml_run("data", "create", "--name", "d", "--version", "1", "--path", "a", cwd=tmp_path)
+    assert same.returncode == 0  # the same thing again: a no-op
+    other = aml_run("data", "create", "--name", "d", "--version", "1", "--path", "b", cwd=tmp_path)
+    assert other.returncode == 2 and "already registered with other contents" in other.stderr
+    assert "register version 2" in other.stderr
+
+
+def test_cancel_does_not_wait_for_a_stuck_preparation(lab: Path) -> None:
+    import socket
+
+    silent = socket.socket()  # accepts connections (the backlog) and never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    try:
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/rows.csv"
+        spec = write_job(lab / "stuck", "job", f"""\
+            command: cat ${{{{inputs.rows}}}}
+            inputs:
+              rows: {{type: uri_file, path: "{url}"}}
+            """)
+        workspace = Workspace.locate(lab / ".amllab")
+        name = submit(lab, spec)
+        wait_for(workspace, name, "Preparing")
+        time.sleep(1.0)  # well inside the download
+        started = time.monotonic()
+        final = jobs.cancel(workspace, name)
+        assert final["status"] == "Canceled"
+        assert time.monotonic() - started < 10
+        assert "canceled while preparing" in (workspace.run_dir(name) / "system_logs" / "amllab.log").read_text()
+    finally:
+        silent.close()

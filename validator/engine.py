@@ -79,6 +79,10 @@ def _registry(config: Config) -> Registry | None:
         stamp = 0
     key = (folder, stamp)
     if key not in _REGISTRIES:
+        if not folder.is_dir():
+            # A workspace not created yet registers nothing (the CLI refuses a missing folder
+            # itself; aml-run lints a first job before it creates the workspace).
+            return Registry(config.workspace, {section: {} for section in workspace.SECTIONS})
         _REGISTRIES[key] = workspace.load_registry(config.workspace)  # as given, for messages
     return _REGISTRIES[key]
 

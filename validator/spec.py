@@ -109,6 +109,14 @@ class Spec:
     data: dict[str, Any]
     findings: list[Diagnostic] = field(default_factory=list)
     overrides: tuple[str, ...] = ()
+    text: str | None = field(default=None, repr=False)
+    shown_path: str = ""
+
+    def render_findings(self, color: bool = False) -> str:
+        """The warnings lint still has (infos left out), as aml-lint prints them; "" if none."""
+        if not any(d.severity is not Severity.INFO for d in self.findings):
+            return ""
+        return SpecError(self.shown_path or str(self.path), self.findings, self.text).render(color)
 
     @property
     def base_dir(self) -> Path:
@@ -155,10 +163,12 @@ def _strip_file_scheme(path: str) -> str:
 
 def _job_input(name: str, value: Any) -> JobInput:
     if isinstance(value, dict):
+        kind = value.get("type")
+        # `{value: 0.01}` (optionally typed) is a literal, as the SDK's input schema reads it.
+        if kind in ("integer", "number", "string", "boolean") or ("value" in value and "path" not in value):
+            return JobInput(name, LITERAL, value.get("value", value.get("default")))
         # An object input without `type` is a uri_folder (SPEC §3.2).
-        kind = str(value.get("type") or "uri_folder")
-        if kind in ("integer", "number", "string", "boolean"):
-            return JobInput(name, LITERAL, value.get("default", value.get("value")))
+        kind = str(kind or "uri_folder")
         path = value.get("path")
         return JobInput(name, kind, path=None if path is None else str(path),
                         mode=None if value.get("mode") is None else str(value["mode"]).lower())
@@ -243,6 +253,7 @@ def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path |
     data = yaml.safe_load(report.text or "")
     overrides = tuple(overrides)
     findings = list(report.diagnostics)
+    text, shown = report.text, str(path)
     if overrides:
         data = apply_overrides(data, overrides)
         shown = f"{path} (with --set {' '.join(overrides)})"
@@ -250,7 +261,7 @@ def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path |
         again = lint_text(text, shown, config, base_dir=path.resolve().parent)
         _refuse_errors(shown, again.diagnostics, text)
         findings = list(again.diagnostics)
-    return Spec(path.resolve(), report.kind, data, findings, overrides)
+    return Spec(path.resolve(), report.kind, data, findings, overrides, text, shown)
 
 
 def _refuse_errors(shown: str, diagnostics: list[Diagnostic], text: str | None) -> None:

@@ -142,8 +142,16 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
             if version is None:
                 numbers = [int(v) for v in versions if v.isdigit()]
                 version = str(max(numbers, default=0) + 1)
-            # Re-registering a version moves it to the end: it becomes `@latest`, as the newest.
-            versions.pop(version, None)
+            existing = versions.get(version)
+            if existing is not None:
+                # Versions are immutable, as in the service: a job pinned to churn-raw:3 must
+                # not quietly get other data. Registering the same thing again is a no-op.
+                if existing == entry:
+                    return version
+                numbers = [int(v) for v in versions if v.isdigit()]
+                raise UsageError(f"{TITLES[section]} {name}:{version} is already registered with other "
+                                 f"contents; versions do not change: register version "
+                                 f"{max(numbers, default=0) + 1} (or leave the version out)")
             versions[version] = entry
             assets[section][name] = versions
         else:
