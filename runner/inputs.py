@@ -26,9 +26,6 @@ import hashlib
 import os
 import shutil
 import stat
-import urllib.error
-import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -144,6 +141,10 @@ def _make_read_only(path: Path) -> None:
 
 def _download(url: str, cache: Path) -> Path:
     """Fetch ``url`` once into the cache (atomically: a partial download never counts)."""
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+
     key = hashlib.sha256(url.encode()).hexdigest()[:24]
     name = Path(urllib.parse.urlparse(url).path).name or "download"
     folder = cache / "downloads" / key
