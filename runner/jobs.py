@@ -165,6 +165,8 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         "exit_code": current.get("exit_code"),
         "error": current.get("error"),
         "registered_outputs": current.get("registered_outputs") or {},
+        # What a Failed or Canceled job left in its outputs is kept, and marked as partial.
+        "outputs_complete": current.get("status") == "Completed" if current.get("status") in status.TERMINAL else None,
         "history": current.get("history", []),
     }
 

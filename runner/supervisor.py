@@ -108,6 +108,9 @@ class _Job:
             self.log(f"warning: finalizing failed: {type(error).__name__}: {error}")
         if outcome.error:
             self.log(f"{outcome.error['code']}: {outcome.error['message']}")
+        written = self.run_dir / "wd" / "outputs"
+        if outcome.status != "Completed" and written.is_dir() and any(written.iterdir()):
+            self.log("the outputs written so far are kept, and are partial (job show: outputs_complete false)")
         self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
         if self.slot is not None:
             self.slot.close()

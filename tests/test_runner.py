@@ -179,7 +179,7 @@ def test_failing_script_is_failed_and_its_log_is_kept(lab: Path) -> None:
     name = result.stdout.split("RunId: ", 1)[1].split()[0]
     shown = jobs.show(workspace, name)
     assert shown["status"] == "Failed" and shown["exit_code"] == 1
-    assert shown["error"]["code"] == "UserError"
+    assert shown["error"]["code"] == "UserError" and shown["outputs_complete"] is False
     log = Path(shown["log_path"]).read_text()
     assert "about to fail" in log and "boom: the data is wrong" in log
 
@@ -327,6 +327,7 @@ def test_inputs_overrides_and_environment_variables(lab: Path) -> None:
     assert env["AZUREML_RUN_ID"] == name and env["AZUREML_ARM_PROJECT_NAME"] == "env-check"
     assert env["GREETING"] == "hello"
     assert shown["inputs"] == {"lr": "0.5", "flag": "True"}
+    assert shown["outputs_complete"] is True
 
 
 def test_download_mode_is_a_read_only_copy_and_named_outputs_register(lab: Path) -> None:
