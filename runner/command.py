@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import threading
 import time
 from dataclasses import dataclass
@@ -310,7 +311,7 @@ def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | N
         try:
             code = job.wait(timeout=0.05)
             break
-        except Exception:  # subprocess.TimeoutExpired: still running
+        except subprocess.TimeoutExpired:  # still running
             pass
         if cancel.requested:
             reason = cancel.reason
@@ -367,9 +368,8 @@ def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tr
         registered = {}
         for name, planned in plan["outputs"].items():
             if planned.get("asset_name"):
-                kind = "uri_file" if planned["type"] == "uri_file" else planned["type"]
                 version = workspace.register("data", planned["asset_name"], planned.get("asset_version"),
-                                             {"type": kind, "path": planned["path"],
+                                             {"type": planned["type"], "path": planned["path"],
                                               "description": f"output {name} of job {plan['name']}"})
                 registered[name] = f"{planned['asset_name']}:{version}"
                 log(f"registered output {name} as data asset {registered[name]}")

@@ -65,9 +65,8 @@ def conda_requirements(conda: dict[str, Any]) -> tuple[tuple[str, ...], str | No
         if isinstance(dependency, dict):
             pip.extend(str(r) for r in dependency.get("pip") or [] if not str(r).startswith("-"))
         elif isinstance(dependency, str) and dependency.replace(" ", "").startswith("python="):
+            # "python=3.11" and "python==3.11" alike
             pin = dependency.replace(" ", "").split("=", 1)[1].strip("=")
-        elif isinstance(dependency, str) and dependency.replace(" ", "").startswith("python=="):
-            pin = dependency.replace(" ", "")[len("python=="):]
     return tuple(pip), pin
 
 

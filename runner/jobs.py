@@ -63,9 +63,7 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> st
     try:
         status.write_json_atomic(run_dir / command.PLAN, plan)
         command.copy_spec(spec.path, run_dir)
-        status.create(run_dir, {"name": name, "type": "command", "creation_time": status.now(),
-                                "findings": [f"{d.path}:{d.line}:{d.column}: {d.code} {d.message}"
-                                             for d in spec.findings]})
+        status.create(run_dir, {"name": name, "type": "command", "creation_time": status.now()})
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)  # nothing ran: leave no trace of the attempt
         raise
@@ -111,9 +109,7 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
     mlflow = current.get("mlflow") or {}
     if mlflow.get("run_id"):
         try:
-            from .tracking import Tracking
-
-            Tracking(workspace.folder, mlflow["tracking_uri"], workspace.artifact_root).end_run(
+            workspace.tracking(mlflow["tracking_uri"]).end_run(
                 mlflow["run_id"], "KILLED" if state == "Canceled" else "FAILED")
         except RunnerError:
             pass  # the state below is what matters; MLflow keeps RUNNING, as for a lost node
@@ -123,16 +119,14 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
 
 def show(workspace: Workspace, name: str) -> dict[str, Any]:
     """What ``job show`` prints (the shape is documented in the README)."""
-    run_dir = workspace.find_run(name)
     current = record(workspace, name)
+    run_dir = workspace.run_dir(name)
     plan = status.read(run_dir, command.PLAN)
     mlflow = current.get("mlflow") or {}
     metrics = current.get("metrics")
     if metrics is None and mlflow.get("run_id"):
         try:
-            from .tracking import Tracking
-
-            metrics = Tracking(workspace.folder, mlflow["tracking_uri"], workspace.artifact_root).metrics(mlflow["run_id"])
+            metrics = workspace.tracking(mlflow["tracking_uri"]).metrics(mlflow["run_id"])
         except RunnerError:
             metrics = None
     planned_inputs = {key: value.get("value") if value["type"] == "literal" else value.get("source")
@@ -200,8 +194,8 @@ def list_jobs(workspace: Workspace) -> list[dict[str, Any]]:
 
 def cancel(workspace: Workspace, name: str, wait: float = CANCEL_WAIT) -> dict[str, Any]:
     """Stop the job and every process it started; returns its record once Canceled."""
-    run_dir = workspace.find_run(name)
     current = record(workspace, name)
+    run_dir = workspace.run_dir(name)
     if current.get("status") in status.TERMINAL:
         return current
     supervisor = current.get("supervisor") or {}

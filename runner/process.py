@@ -85,22 +85,27 @@ def pid_alive(pid: int) -> bool:
     return _state(pid) not in ("Z", "X", None)
 
 
-def _state(pid: int) -> str | None:
+def _stat(pid: int | str) -> list[str] | None:
+    """The fields of ``/proc/<pid>/stat`` after the command name (state, ppid, pgrp, ...), or
+    None when the process is gone. The name is in parentheses and may hold spaces and ")", so
+    the split starts after the last ")"."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
     except OSError:
         return None
-    return stat.rsplit(")", 1)[1].split()[0]
+    return stat.rsplit(")", 1)[1].split()
+
+
+def _state(pid: int) -> str | None:
+    fields = _stat(pid)
+    return fields[0] if fields else None
 
 
 def start_ticks(pid: int) -> int | None:
     """The process's start time in clock ticks since boot: with the pid, it tells a process
     from a later one that reused its pid."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    return int(stat.rsplit(")", 1)[1].split()[19])
+    fields = _stat(pid)
+    return int(fields[19]) if fields else None
 
 
 def same_process(pid: int, ticks: int | None) -> bool:
@@ -114,14 +119,8 @@ def children_of(pid: int) -> list[int]:
     except OSError:
         return found
     for entry in entries:
-        if not entry.isdigit():
-            continue
-        try:
-            stat = Path(f"/proc/{entry}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if int(fields[1]) == pid:
+        fields = _stat(entry) if entry.isdigit() else None
+        if fields and int(fields[1]) == pid:
             found.append(int(entry))
     return found
 

@@ -19,7 +19,6 @@ from typing import IO, Any
 
 from . import command, process, status
 from .errors import RunnerError
-from .tracking import Tracking
 from .workspace import Workspace
 
 SLOT_POLL = 0.2
@@ -59,7 +58,7 @@ class _Job:
         self.workspace = Workspace(Path(self.plan["workspace"]))
         self.log = command.Log(run_dir)
         self.cancel = command.Cancel()
-        self.tracking = Tracking(self.workspace.folder, self.plan["tracking_uri"], self.workspace.artifact_root)
+        self.tracking = self.workspace.tracking(self.plan["tracking_uri"])
         self.slot: IO | None = None
 
     def enter(self, state: str, **fields: Any) -> None:

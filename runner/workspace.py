@@ -22,11 +22,14 @@ import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from validator import workspace as registry_format
 
 from .errors import NotFound, RunnerError
+
+if TYPE_CHECKING:
+    from .tracking import Tracking
 
 FOLDER_NAME = ".amllab"
 SECTION_OF = {"data": "data", "environment": "environments", "component": "components",
@@ -125,6 +128,13 @@ class Workspace:
     @property
     def artifact_root(self) -> Path:
         return self.folder / "mlruns"
+
+    def tracking(self, tracking_uri: str | None = None) -> "Tracking":
+        """The MLflow handle for this workspace (for ``tracking_uri``: a job keeps the URI it
+        was submitted with, even if the environment has changed since)."""
+        from .tracking import Tracking
+
+        return Tracking(self.folder, tracking_uri or self.tracking_uri, self.artifact_root)
 
     def run_dir(self, name: str) -> Path:
         return self.runs / name

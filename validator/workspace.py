@@ -139,19 +139,18 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
         assets = {s: dict(registry.assets.get(s, {})) for s in SECTIONS}
         if section in VERSIONED:
             versions = dict(assets[section].get(name, {}))
+            following = str(max((int(v) for v in versions if v.isdigit()), default=0) + 1)
             if version is None:
-                numbers = [int(v) for v in versions if v.isdigit()]
-                version = str(max(numbers, default=0) + 1)
+                version = following
             existing = versions.get(version)
             if existing is not None:
                 # Versions are immutable, as in the service: a job pinned to churn-raw:3 must
                 # not quietly get other data. Registering the same thing again is a no-op.
                 if existing == entry:
                     return version
-                numbers = [int(v) for v in versions if v.isdigit()]
                 raise UsageError(f"{TITLES[section]} {name}:{version} is already registered with other "
-                                 f"contents; versions do not change: register version "
-                                 f"{max(numbers, default=0) + 1} (or leave the version out)")
+                                 f"contents; versions do not change: register version {following} "
+                                 "(or leave the version out)")
             versions[version] = entry
             assets[section][name] = versions
         else:
