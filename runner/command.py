@@ -27,7 +27,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from validator.spec import CommandJob, Spec
 
@@ -51,8 +51,10 @@ _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPE
 # -- planning (in `aml-run job create`) ----------------------------------------------------------
 
 def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
-                 run_dir: Path) -> dict[str, Any]:
-    """Resolve everything a command job needs; raise before anything runs if it cannot."""
+                 run_dir: Path, references: Iterable[str] = ()) -> dict[str, Any]:
+    """Resolve everything a command job needs; raise before anything runs if it cannot.
+    ``references`` are further names the command may use (a sweep trial's ``search_space.x``),
+    whose values come later."""
     _refuse_what_this_release_cannot_run(job, spec)
     _check_environment_variables(job.environment_variables, spec)
     planned_inputs = {key: inputs.plan_input(value, spec.base_dir, workspace) for key, value in job.inputs.items()}
@@ -66,6 +68,7 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
     stand_ins = {f"inputs.{key}": (None if value["type"] == "literal" and value.get("value") is None else "x")
                  for key, value in planned_inputs.items()}
     stand_ins.update({f"outputs.{key}": "x" for key in planned_outputs})
+    stand_ins.update({reference: "x" for reference in references})
     render({"command": job.command}, stand_ins, spec.path)
     return {
         "name": name,
@@ -243,6 +246,7 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
             log(f"input {name}: {planned['origin']} {planned.get('source')} ({planned['mode']})")
     for name, planned in plan["outputs"].items():
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
+    values.update(plan.get("known_values") or {})
     environment = plan["environment"]
     interpreter = environments.Interpreter(environment["python"], environment["label"],
                                            tuple(environment["requirements"]), environment.get("python_version"))
@@ -253,13 +257,20 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
     log(f"environment: {interpreter.label} ({interpreter.python})")
     log(plan["compute"]["note"])
     tracking.check_reachable()
+    # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.
     run = tracking.start_run(plan["experiment_name"], plan["display_name"],
                              {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
-                              "amllab.type": plan["type"], **plan.get("tags", {})})
+                              "amllab.type": plan["type"], **plan.get("tags", {}),
+                              **plan.get("mlflow_tags", {})},
+                             plan.get("mlflow_params"))
     status.update(run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']})")
     env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
+    prefix = plan.get("values_prefix")
+    if prefix:
+        # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
+        env.update({prefix + key.split(".", 1)[1]: value for key, value in values.items() if value is not None})
     return values, env
 
 
@@ -295,10 +306,15 @@ def render(plan: dict[str, Any], values: dict[str, str | None], where: Path | No
 
 def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | None,
             cancel: Cancel, log: Log, on_start: Callable[[int], None] | None = None,
-            keep: frozenset[int] = frozenset()) -> Outcome:
+            keep: frozenset[int] = frozenset(), alone: bool = True,
+            timeout_status: str = "Failed") -> Outcome:
     """Running: ``bash -c command`` in the snapshot, in its own process group; stops the whole
     group on timeout or cancel; never leaves a process behind. ``keep`` are processes of the
-    supervisor's own (the tracking agent it started) that the final sweep must leave alone."""
+    supervisor's own (the tracking agent it started) that the final sweep must leave alone.
+    ``alone``: this is the supervisor's only job, so every process re-parented to it is this
+    job's; otherwise (a sweep's trials) the job's strays are found by its marker. A timeout
+    ends the job as ``timeout_status``: a command job's limits.timeout fails it, a sweep's
+    trial_timeout cancels the trial."""
     log_path = run_dir / USER_LOG
     log_path.parent.mkdir(parents=True, exist_ok=True)
     job = process.spawn(["bash", "-c", command], cwd=run_dir / "wd", env=env, log=log_path)
@@ -325,10 +341,14 @@ def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | N
     # The leader is gone; anything it left in its group (or that escaped it) goes too.
     if process.group_alive(pgid):
         process.stop_group(pgid, grace=1.0)
-    strays = process.stop_descendants(keep=keep)
+    strays = process.stop_descendants(keep=keep) if alone else process.stop_marked(MARKER, str(run_dir))
     if strays:
         log(f"stopped {strays} process(es) the command left running")
     if reason == "timeout":
+        if timeout_status == "Canceled":
+            return Outcome("Canceled", code, {"code": "TrialTimeout", "message":
+                                              f"the trial ran past limits.trial_timeout ({timeout:g} s) and was "
+                                              "canceled"})
         return Outcome("Failed", code, {"code": "JobTimeout", "message":
                                         f"the job ran past limits.timeout ({timeout:g} s) and was stopped"})
     if reason:

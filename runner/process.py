@@ -14,20 +14,35 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import weakref
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
 
 
-def _prctl(option: int, value: int) -> bool:
+def _load_prctl() -> Callable[..., int] | None:
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+        return ctypes.CDLL(None, use_errno=True).prctl
     except (OSError, AttributeError):  # not Linux: the group kill still works, reaping is best effort
-        return False
+        return None
+
+
+# Resolved once, here: the child calls it between fork and exec, where loading a library could
+# deadlock on a lock another thread of the parent (a sweep's trials) held at the fork.
+_PRCTL = _load_prctl()
+# Children started by spawn() whose exit status their Popen still has to read: reap_children()
+# must never collect them (with several jobs in one process, a sweep's trials, it would steal
+# another job's exit code and Popen would report 0).
+_OWNED: "weakref.WeakValueDictionary[int, subprocess.Popen]" = weakref.WeakValueDictionary()
+_OWNED_LOCK = threading.Lock()
+
+
+def _prctl(option: int, value: int) -> bool:
+    return _PRCTL is not None and _PRCTL(option, value, 0, 0, 0) == 0
 
 
 def become_subreaper() -> bool:
@@ -46,11 +61,14 @@ def spawn(argv: Sequence[str], *, cwd: Path, env: Mapping[str, str], log: Path |
     appended to ``log`` (or discarded) and no stdin, like a job on a compute node."""
     out = open(log, "ab", buffering=0) if log is not None else subprocess.DEVNULL
     try:
-        return subprocess.Popen(
-            list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
-            stderr=subprocess.STDOUT, start_new_session=True,
-            preexec_fn=_die_with_parent if die_with_parent else None,
-        )
+        with _OWNED_LOCK:
+            child = subprocess.Popen(
+                list(argv), cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=_die_with_parent if die_with_parent else None,
+            )
+            _OWNED[child.pid] = child
+        return child
     finally:
         if log is not None:
             out.close()  # the child holds its own copy
@@ -155,13 +173,19 @@ def stop_group(pgid: int, grace: float = 5.0, reap: subprocess.Popen | None = No
 
 def reap_children(skip: int | None = None) -> None:
     """Collect exited children (including re-parented orphans) so they do not stay zombies;
-    ``skip`` is a child whose exit status its :class:`subprocess.Popen` must still read."""
+    ``skip``, and every child spawn() started whose :class:`subprocess.Popen` has not read its
+    exit status yet, are left to their Popen."""
     for pid in children_of(os.getpid()):
-        if pid != skip and _state(pid) == "Z":
-            try:
-                os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                pass
+        if pid == skip or _state(pid) != "Z":
+            continue
+        with _OWNED_LOCK:
+            owner = _OWNED.get(pid)
+            if owner is not None and owner.returncode is None:
+                continue
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
 
 
 def stop_descendants(grace: float = 2.0, keep: frozenset[int] = frozenset()) -> int:
@@ -201,9 +225,12 @@ def python_module(module: str, *arguments: str) -> list[str]:
 
 
 def processes_marked(variable: str, value: str) -> list[int]:
-    """Processes whose environment has ``variable=value``: every process a job starts inherits
-    its marker, so this finds what escaped the job's group even after its supervisor is gone."""
+    """Processes whose environment has ``variable=value``, or ``variable=value/...``: every
+    process a job starts inherits its marker (its run folder), so this finds what escaped the
+    job's group even after its supervisor is gone, and a sweep's marker also covers its trials,
+    whose run folders lie inside the sweep's."""
     needle = f"{variable}={value}".encode()
+    below = needle.rstrip(b"/") + b"/"
     found = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit() or int(entry) == os.getpid():
@@ -212,7 +239,7 @@ def processes_marked(variable: str, value: str) -> list[int]:
             environ = Path(f"/proc/{entry}/environ").read_bytes()
         except OSError:
             continue
-        if needle in environ.split(b"\0"):
+        if any(item == needle or item.startswith(below) for item in environ.split(b"\0")):
             found.append(int(entry))
     return found
 

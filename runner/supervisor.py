@@ -15,7 +15,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Callable
 
 from . import command, process, status
 from .errors import RunnerError
@@ -49,27 +49,64 @@ def acquire_slot(workspace: Workspace, compute: dict[str, Any], cancel: command.
     return None
 
 
-class _Job:
-    """One job's walk through its states, for :func:`supervise`."""
+class Walk:
+    """What every job's walk through its states shares: its run folder, plan, log, cancel
+    flag and MLflow handle, state changes, and the rule that every way a step can fail ends
+    as an :class:`~runner.command.Outcome` (never a traceback that leaves the job hanging)."""
 
-    def __init__(self, run_dir: Path) -> None:
+    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None) -> None:
         self.run_dir = run_dir
         self.plan = status.read(run_dir, command.PLAN)
         self.workspace = Workspace(Path(self.plan["workspace"]))
         self.log = command.Log(run_dir)
-        self.cancel = command.Cancel()
+        self.cancel = cancel or command.Cancel()
         self.tracking = self.workspace.tracking(self.plan["tracking_uri"])
-        self.slot: IO | None = None
 
     def enter(self, state: str, **fields: Any) -> None:
         if status.transition(self.run_dir, state, **fields):
             self.log(f"state: {state}")
 
+    def guarded(self, steps: Callable[[], command.Outcome]) -> command.Outcome:
+        try:
+            return steps()
+        except RunnerError as error:
+            self.log(f"error: {error}")
+            return command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
+        except OSError as error:
+            self.log(f"error: {error}")
+            return command.Outcome("Failed", None, {"code": "SystemError", "message": str(error)})
+        except Exception as error:  # a bug of ours: the job still ends, with the traceback kept
+            self.log("internal error:\n" + traceback.format_exc())
+            return command.Outcome("Failed", None, {"code": "InternalError",
+                                                    "message": f"{type(error).__name__}: {error} (see {self.log.path})"})
+
+    def until_finalizing(self) -> command.Outcome:
+        raise NotImplementedError
+
+    def finalize(self, outcome: command.Outcome) -> None:
+        raise NotImplementedError
+
+
+class JobRun(Walk):
+    """One command job's walk: a job of its own (``alone``: its supervisor runs nothing else),
+    or one trial of a sweep, several of which share the sweep's supervisor. A trial differs in
+    three ways: its strays are found by its marker rather than as the supervisor's orphans, a
+    cancel never interrupts it mid-step from a signal handler (the sweep's loop asks it to
+    stop), and its timeout (the sweep's ``trial_timeout``) cancels it, as the service does."""
+
+    def __init__(self, run_dir: Path, *, alone: bool = True, cancel: command.Cancel | None = None,
+                 keep: Callable[[], frozenset[int]] | None = None) -> None:
+        super().__init__(run_dir, cancel)
+        self.alone = alone
+        self.slot: IO | None = None
+        self._keep = keep
+
     def until_finalizing(self) -> command.Outcome:
         """Queued, Preparing and Running; every way they can end becomes an Outcome."""
         run_dir, plan, log, cancel = self.run_dir, self.plan, self.log, self.cancel
-        try:
-            cancel.interruptible = True
+
+        def steps() -> command.Outcome:
+            cancel.interruptible = self.alone
             self.enter("Queued")
             self.slot = acquire_slot(self.workspace, plan["compute"], cancel, log)
             if cancel.requested:
@@ -84,21 +121,15 @@ class _Job:
             if cancel.requested:
                 return _canceled_before_running()
             self.enter("Running")
-            keep = frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set())
+            keep = self._keep() if self._keep else frozenset(
+                {self.tracking.agent_pid} if self.tracking.agent_pid else set())
             return command.execute(run_dir, rendered, env, plan.get("timeout"), cancel, log,
-                                   on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=keep)
-        except RunnerError as error:
-            log(f"error: {error}")
-            return command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
-        except OSError as error:
-            log(f"error: {error}")
-            return command.Outcome("Failed", None, {"code": "SystemError", "message": str(error)})
-        except Exception as error:  # a bug of ours: the job still ends, with the traceback kept
-            log("internal error:\n" + traceback.format_exc())
-            return command.Outcome("Failed", None, {"code": "InternalError",
-                                                    "message": f"{type(error).__name__}: {error} (see {log.path})"})
+                                   on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=keep,
+                                   alone=self.alone, timeout_status="Failed" if self.alone else "Canceled")
 
-    def finalize(self, outcome: command.Outcome) -> None:
+        return self.guarded(steps)
+
+    def finalize(self, outcome: command.Outcome, **extra: Any) -> None:
         self.enter("Finalizing")
         fields: dict[str, Any] = {}
         try:
@@ -110,7 +141,7 @@ class _Job:
         written = self.run_dir / "wd" / "outputs"
         if outcome.status != "Completed" and written.is_dir() and any(written.iterdir()):
             self.log("the outputs written so far are kept, and are partial (job show: outputs_complete false)")
-        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
+        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields, **extra)
         if self.slot is not None:
             self.slot.close()
 
@@ -120,7 +151,13 @@ def _canceled_before_running() -> command.Outcome:
 
 
 def supervise(run_dir: Path) -> int:
-    job = _Job(run_dir)
+    job: Walk
+    if status.read(run_dir, command.PLAN)["type"] == "sweep":
+        from .sweep.sweep import SweepRun
+
+        job = SweepRun(run_dir)
+    else:
+        job = JobRun(run_dir)
     signal.signal(signal.SIGTERM, lambda *_: job.cancel.request("canceled"))
     signal.signal(signal.SIGINT, lambda *_: job.cancel.request("canceled"))
     signal.signal(signal.SIGHUP, signal.SIG_IGN)

@@ -11,8 +11,9 @@ a request. It is the local stand-in for the service's tracking endpoint and is n
 any job: cancelling or killing a job never touches it. ``AMLLAB_TRACKING_AGENT=0`` makes every
 call in-process instead (slower, no helper process).
 
-Requests: ``start_run``, ``end_run``, ``log_artifacts``, ``metrics``, ``metric_history``,
-``ping``; :class:`Operations` implements them and both paths call it.
+Requests: ``start_run``, ``end_run``, ``set_tags``, ``log_artifacts``, ``metrics``,
+``metric_history``, ``metric_values``, ``ping``; :class:`Operations` implements them and both
+paths call it.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import hashlib
 import json
 import os
 import socket
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -81,10 +83,20 @@ class Operations:
         self._experiments[name] = experiment_id
         return experiment_id
 
-    def start_run(self, experiment_name: str, run_name: str, tags: dict[str, str]) -> dict[str, str]:
+    def start_run(self, experiment_name: str, run_name: str, tags: dict[str, str],
+                  params: dict[str, str] | None = None) -> dict[str, str]:
         experiment_id = self._experiment_id(experiment_name)
         run = self.client.create_run(experiment_id, run_name=run_name, tags=tags)
+        if params:
+            from mlflow.entities import Param
+
+            self.client.log_batch(run.info.run_id, params=[Param(k, str(v)) for k, v in params.items()])
         return {"run_id": run.info.run_id, "experiment_id": experiment_id}
+
+    def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
+        from mlflow.entities import RunTag
+
+        self.client.log_batch(run_id, tags=[RunTag(k, str(v)) for k, v in tags.items()])
 
     def end_run(self, run_id: str, status: str) -> None:
         self.client.set_terminated(run_id, status)
@@ -102,12 +114,19 @@ class Operations:
     def metric_history(self, run_id: str, key: str) -> list[list[float]]:
         return [[m.step, m.value, m.timestamp] for m in self.client.get_metric_history(run_id, key)]
 
+    def metric_values(self, run_ids: list[str], key: str) -> dict[str, list[float]]:
+        """The values of ``key`` each run logged, in the order it logged them (MLflow returns
+        them by timestamp, then step): what a sweep's early termination reads, for all its
+        running trials in one request."""
+        return {run_id: [m.value for m in self.client.get_metric_history(run_id, key)] for run_id in run_ids}
+
     def ping(self) -> str:
         return "pong"
 
     def call(self, request: dict[str, Any]) -> Any:
         operation = request.pop("op")
-        if operation not in ("start_run", "end_run", "log_artifacts", "metrics", "metric_history", "ping"):
+        if operation not in ("start_run", "end_run", "set_tags", "log_artifacts", "metrics", "metric_history",
+                             "metric_values", "ping"):
             raise ValueError(f"unknown tracking operation {operation!r}")
         return getattr(self, operation)(**request)
 
@@ -122,20 +141,29 @@ class Tracking:
         self.use_agent = os.environ.get("AMLLAB_TRACKING_AGENT", "1") != "0"
         self.agent_pid: int | None = None
         self._local: Operations | None = None
+        # A sweep's trials call from several threads; the agent serialises its own calls, and
+        # the in-process client gets the same treatment.
+        self._local_lock = threading.Lock()
 
     def call(self, op: str, **arguments: Any) -> Any:
         request = {"op": op, **arguments}
         if not self.use_agent:
-            if self._local is None:
-                self._local = Operations(self.tracking_uri, self.artifact_root)
-            return self._local.call(request)
+            with self._local_lock:
+                if self._local is None:
+                    self._local = Operations(self.tracking_uri, self.artifact_root)
+                return self._local.call(request)
         return self._via_agent(request)
 
-    def start_run(self, experiment_name: str, run_name: str, tags: dict[str, str]) -> dict[str, str]:
-        return self.call("start_run", experiment_name=experiment_name, run_name=run_name, tags=tags)
+    def start_run(self, experiment_name: str, run_name: str, tags: dict[str, str],
+                  params: dict[str, str] | None = None) -> dict[str, str]:
+        return self.call("start_run", experiment_name=experiment_name, run_name=run_name, tags=tags,
+                         params=params)
 
     def end_run(self, run_id: str, status: str) -> None:
         self.call("end_run", run_id=run_id, status=status)
+
+    def set_tags(self, run_id: str, tags: dict[str, str]) -> None:
+        self.call("set_tags", run_id=run_id, tags=tags)
 
     def log_artifacts(self, run_id: str, folder: Path, artifact_path: str | None = None) -> int:
         return self.call("log_artifacts", run_id=run_id, folder=str(folder), artifact_path=artifact_path)
@@ -145,6 +173,9 @@ class Tracking:
 
     def metric_history(self, run_id: str, key: str) -> list[list[float]]:
         return self.call("metric_history", run_id=run_id, key=key)
+
+    def metric_values(self, run_ids: list[str], key: str) -> dict[str, list[float]]:
+        return self.call("metric_values", run_ids=list(run_ids), key=key)
 
     # -- the agent ------------------------------------------------------------------------------
 
