@@ -99,6 +99,28 @@ class CommandJob:
     distribution: dict[str, Any] | None = None
 
 
+@dataclass(frozen=True)
+class SweepJob:
+    """A sweep job with its defaults applied (SPEC §4). ``trial`` is the command job every
+    trial runs, with the sweep's inputs, outputs, compute, names and tags folded in; the search
+    space and the policy stay the mappings written in the spec (the runner's sampling and policy
+    modules read them); enums are normalised to the lower-case names the service uses."""
+
+    trial: CommandJob
+    search_space: dict[str, Any]
+    sampling_algorithm: str                  # random | grid | bayesian
+    goal: str                                # maximize | minimize
+    primary_metric: str
+    max_total_trials: int
+    seed: int | None = None
+    rule: str = "random"                     # random | sobol (random sampling only)
+    logbase: float | str = "e"
+    max_concurrent_trials: int | None = None  # None: as many as max_total_trials (SPEC §4.6)
+    timeout: int | None = None
+    trial_timeout: int | None = None
+    early_termination: dict[str, Any] | None = None
+
+
 @dataclass
 class Spec:
     """A spec that passed lint: its kind, its data (after ``--set``), where it came from, and
@@ -127,6 +149,11 @@ class Spec:
             raise UsageError(f"{self.path}: this is a {self.kind}, not a command job")
         return command_job_from(self.data, self.base_dir)
 
+    def sweep_job(self) -> SweepJob:
+        if self.kind != "sweepJob":
+            raise UsageError(f"{self.path}: this is a {self.kind}, not a sweep job")
+        return sweep_job_from(self.data, self.base_dir)
+
 
 def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
     code = data.get("code")
@@ -151,6 +178,70 @@ def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
         resources=dict(data.get("resources") or {}),
         distribution=dict(data["distribution"]) if isinstance(data.get("distribution"), dict) else None,
     )
+
+
+def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
+    trial = dict(data.get("trial") or {})
+    # The sweep's own keys describe every trial (SPEC §4.1-4.2): inputs and outputs live at
+    # the top level, and so do the compute, the names and the tags.
+    for key in ("inputs", "outputs", "compute", "name", "display_name", "experiment_name",
+                "description", "tags"):
+        if data.get(key) is not None:
+            trial[key] = data[key]
+    if not trial.get("resources") and data.get("resources"):
+        trial["resources"] = data["resources"]
+    trial.pop("limits", None)
+    sampling = data.get("sampling_algorithm")
+    if isinstance(sampling, dict):
+        algorithm, settings = sampling.get("type"), sampling
+    else:
+        algorithm, settings = sampling, {}
+    objective = data.get("objective") or {}
+    limits = data.get("limits") or {}
+    policy = data.get("early_termination")
+    logbase = settings.get("logbase")
+    return SweepJob(
+        trial=command_job_from(trial, base_dir),
+        search_space=dict(data.get("search_space") or {}),
+        # A missing algorithm is sent as null and the service samples at random (SPEC §4.1).
+        sampling_algorithm=_enum(algorithm) or "random",
+        seed=_sdk_int(settings.get("seed")),
+        rule=_enum(settings.get("rule")) or "random",
+        logbase="e" if logbase in (None, "e", "E") else _number_or_text(logbase),
+        goal=_enum(objective.get("goal")) or "maximize",
+        primary_metric=str(objective.get("primary_metric") or ""),
+        max_total_trials=_sdk_int(limits.get("max_total_trials")) or 1000,
+        max_concurrent_trials=_sdk_int(limits.get("max_concurrent_trials")),
+        timeout=_sdk_int(limits.get("timeout")),
+        trial_timeout=_sdk_int(limits.get("trial_timeout")),
+        early_termination=dict(policy) if isinstance(policy, dict) and policy else None,
+    )
+
+
+def _enum(value: Any) -> str | None:
+    """An enum as the SDK reads it: case-insensitive, CamelCase accepted (SPEC §1.2)."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    import re
+
+    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", value.strip()).lower()
+
+
+def _number_or_text(value: Any) -> float | str:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return str(value)  # the sampler refuses it with the reason
+
+
+def _sdk_int(value: Any) -> int | None:
+    """An integer field as marshmallow's lenient Int reads it: "60" and 60.0 are 60, 2.5 is 2."""
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        return int(float(value))
+    except (TypeError, ValueError, OverflowError):
+        return None
 
 
 def _text(value: Any) -> str | None:
