@@ -49,14 +49,19 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a field, as az does: --set inputs.lr=0.1")
     create.add_argument("--stream", action="store_true", help="follow the log and exit with the job's outcome")
-    for verb, text in (("stream", "follow a job's log until it ends"), ("show", "a job's details"),
-                       ("cancel", "stop a job and everything it started")):
+    for verb, text in (("stream", "follow a job's log until it ends (a sweep: its live trials table)"),
+                       ("show", "a job's details"), ("cancel", "stop a job and everything it started"),
+                       ("plot", "a sweep's picture: every trial's primary-metric curve (PNG)")):
         sub = job.add_parser(verb, help=text)
         sub.add_argument("name", nargs="?")
         sub.add_argument("--name", "-n", dest="name_option")
+        if verb == "plot":
+            sub.add_argument("--output-file", "--file", "-f", dest="plot_file", metavar="PNG",
+                             help="where to write the picture (default: NAME.png here)")
         _common(sub)
     _common(create)
     listing = job.add_parser("list", help="the workspace's jobs")
+    listing.add_argument("--parent-job-name", "-p", metavar="SWEEP", help="list the trials of this sweep")
     _common(listing)
     download = job.add_parser("download", help="copy a job's outputs and logs")
     download.add_argument("name", nargs="?")
@@ -150,12 +155,15 @@ def _dispatch(args: argparse.Namespace) -> int:
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
             name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr)
             if args.stream:
-                return jobs.stream(workspace, name, sys.stdout)
+                return _follow(workspace, name, cancel_on_interrupt=True)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))
             return 0
         if args.verb == "list":
-            workspace = Workspace.locate(args.workspace, create=False)
-            _print(jobs.list_jobs(workspace), args.output,
+            if args.parent_job_name:
+                workspace = Workspace.for_job(args.parent_job_name, args.workspace)
+            else:
+                workspace = Workspace.locate(args.workspace, create=False)
+            _print(jobs.list_jobs(workspace, args.parent_job_name), args.output,
                    ("name", "type", "status", "experiment_name", "display_name", "creation_time", "duration_s"))
             return 0
         name = _name(args)
@@ -165,7 +173,13 @@ def _dispatch(args: argparse.Namespace) -> int:
                    ("name", "type", "status", "experiment_name", "start_time", "end_time", "metrics", "log_path"))
             return 0
         if args.verb == "stream":
-            return jobs.stream(workspace, name, sys.stdout, cancel_on_interrupt=False)
+            return _follow(workspace, name, cancel_on_interrupt=False)
+        if args.verb == "plot":
+            from .sweep.view import plot
+
+            written = plot(workspace, name, Path(args.plot_file or f"{name}.png"))
+            _print({"name": name, "plot": str(written)}, args.output, ("name", "plot"))
+            return 0
         if args.verb == "cancel":
             jobs.cancel(workspace, name)
             _print(jobs.show(workspace, name), args.output, ("name", "status", "error"))
@@ -196,6 +210,26 @@ def _dispatch(args: argparse.Namespace) -> int:
         entry = assets.create_compute(workspace, args.name, args.max_instances, args.type, args.size)
     _print(entry, args.output, tuple(entry))
     return 0
+
+
+def _follow(workspace: Any, name: str, cancel_on_interrupt: bool) -> int:
+    """A job's log until it ends; a sweep on a terminal gets its live trials table instead,
+    and elsewhere its log followed by the trials table once."""
+    from . import jobs, status
+    from .command import PLAN
+
+    sweep = status.read(workspace.find_run(name), PLAN)["type"] == "sweep"
+    if sweep and sys.stdout.isatty() and not os.environ.get("AMLLAB_PLAIN_STREAM"):
+        from .sweep.view import follow
+
+        return follow(workspace, name, sys.stdout, cancel_on_interrupt=cancel_on_interrupt)
+    code = jobs.stream(workspace, name, sys.stdout, cancel_on_interrupt=cancel_on_interrupt)
+    if sweep and code != 130:
+        from .sweep.view import summary_table
+
+        sys.stdout.write("\n")
+        summary_table(jobs.show(workspace, name), sys.stdout)
+    return code
 
 
 def _print(value: Any, output: str, columns: Sequence[str]) -> None:

@@ -48,12 +48,17 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> st
     if spec.kind in ("commandComponent", "pipelineComponent"):
         raise RunnerError(f"{spec.path} is a component, not a job: register it with `aml-run "
                           f"component create --file {spec.path}` and use it from a pipeline job")
-    if spec.kind != "commandJob":
-        raise RunnerError(f"{spec.path} is a {spec.kind}; this version of aml-run runs command jobs")
-    job = spec.command_job()
-    name = check_job_name(name or job.name or workspace.new_job_name())
+    if spec.kind not in ("commandJob", "sweepJob"):
+        raise RunnerError(f"{spec.path} is a {spec.kind}; this version of aml-run runs command and sweep jobs")
+    given = spec.data.get("name")
+    name = check_job_name(name or (str(given) if given is not None else None) or workspace.new_job_name())
     run_dir = workspace.run_dir(name)
-    plan = command.plan_command(job, spec, workspace, name, run_dir)
+    if spec.kind == "sweepJob":
+        from .sweep.sweep import plan_sweep
+
+        plan = plan_sweep(spec, workspace, name, run_dir)
+    else:
+        plan = command.plan_command(spec.command_job(), spec, workspace, name, run_dir)
     workspace.ensure()
     try:
         run_dir.mkdir()
@@ -63,7 +68,7 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> st
     try:
         status.write_json_atomic(run_dir / command.PLAN, plan)
         command.copy_spec(spec.path, run_dir)
-        status.create(run_dir, {"name": name, "type": "command", "creation_time": status.now()})
+        status.create(run_dir, {"name": name, "type": plan["type"], "creation_time": status.now()})
     except BaseException:
         shutil.rmtree(run_dir, ignore_errors=True)  # nothing ran: leave no trace of the attempt
         raise
@@ -115,6 +120,19 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
             pass  # the state below is what matters; MLflow keeps RUNNING, as for a lost node
     if status.transition(run_dir, state, error=error):
         command.Log(run_dir)(f"state: {state} ({error['message']})")
+    for trial_dir in _trial_dirs(run_dir):  # a sweep's trials end with it
+        if status.read(trial_dir).get("status") not in status.TERMINAL:
+            _end_without_supervisor(workspace, trial_dir, state, error)
+
+
+def _trial_dirs(run_dir: Path) -> list[Path]:
+    from .sweep.sweep import TRIALS
+
+    folder = run_dir / TRIALS
+    if not folder.is_dir():
+        return []
+    found = [p for p in folder.iterdir() if (p / status.FILE).is_file()]
+    return sorted(found, key=lambda p: int(p.name.rpartition("_")[2]) if p.name.rpartition("_")[2].isdigit() else 0)
 
 
 def show(workspace: Workspace, name: str) -> dict[str, Any]:
@@ -131,9 +149,13 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
             metrics = None
     planned_inputs = {key: value.get("value") if value["type"] == "literal" else value.get("source")
                       for key, value in plan["inputs"].items()}
-    outputs = {"default": str(run_dir / "wd" / "outputs"), "logs": str(run_dir / "wd" / "logs")}
-    outputs.update({key: value["path"] for key, value in plan["outputs"].items()})
-    return {
+    outputs = _outputs(run_dir, plan)
+    if plan["type"] == "sweep":
+        # A sweep's outputs are its best trial's (what `az ml job download` fetches).
+        best = current.get("best_trial")
+        outputs = _outputs(workspace.run_dir(best["name"]), status.read(workspace.run_dir(best["name"]),
+                                                                         command.PLAN)) if best else {}
+    shown = {
         "name": name,
         "type": plan["type"],
         "status": current.get("status"),
@@ -153,7 +175,8 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         "metrics": metrics or {},
         "mlflow": {"tracking_uri": mlflow.get("tracking_uri", plan["tracking_uri"]),
                    "run_id": mlflow.get("run_id"), "experiment_id": mlflow.get("experiment_id")},
-        "log_path": str(run_dir / command.USER_LOG),
+        # A sweep's own log is its controller's (its trials have their std_log.txt each).
+        "log_path": str(run_dir / (command.SYSTEM_LOG if plan["type"] == "sweep" else command.USER_LOG)),
         "system_log_path": str(run_dir / command.SYSTEM_LOG),
         "run_dir": str(run_dir),
         "exit_code": current.get("exit_code"),
@@ -162,6 +185,35 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         # What a Failed or Canceled job left in its outputs is kept, and marked as partial.
         "outputs_complete": current.get("status") == "Completed" if current.get("status") in status.TERMINAL else None,
         "history": current.get("history", []),
+    }
+    if plan["type"] == "sweep":
+        shown.update(_sweep_fields(plan, current))
+    if plan.get("parent"):
+        shown.update({"parent_job_name": plan["parent"], "params": plan.get("params") or {},
+                      "stopped_by": current.get("stopped_by")})
+    return shown
+
+
+def _outputs(run_dir: Path, plan: dict[str, Any]) -> dict[str, str]:
+    outputs = {"default": str(run_dir / "wd" / "outputs"), "logs": str(run_dir / "wd" / "logs")}
+    outputs.update({key: value["path"] for key, value in plan["outputs"].items()})
+    return outputs
+
+
+def _sweep_fields(plan: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+    best = current.get("best_trial")
+    return {
+        "trials": current.get("trials") or [],
+        "best_trial": best,
+        "sampling_algorithm": plan["sampling"],
+        "search_space": plan["search_space"],
+        "objective": plan["objective"],
+        "limits": plan["limits"],
+        "early_termination": plan.get("early_termination"),
+        # The properties the service reports on a sweep.
+        "properties": {"space_size": plan.get("space_size"),
+                       "best_child_run_id": best["name"] if best else None,
+                       "score": best["metric"] if best else None},
     }
 
 
@@ -172,9 +224,14 @@ def _duration(start: str | None, end: str | None) -> float | None:
     return round((finish - datetime.fromisoformat(start)).total_seconds(), 3)
 
 
-def list_jobs(workspace: Workspace) -> list[dict[str, Any]]:
+def list_jobs(workspace: Workspace, parent: str | None = None) -> list[dict[str, Any]]:
+    """The workspace's jobs, or with ``parent`` the trials of that sweep (``az ml job list
+    --parent-job-name``)."""
     rows = []
-    for name in workspace.job_names():
+    names = workspace.job_names()
+    if parent is not None:
+        names = [folder.name for folder in _trial_dirs(workspace.find_run(parent))]
+    for name in names:
         try:
             current = record(workspace, name)
             plan = status.read(workspace.run_dir(name), command.PLAN)
@@ -200,8 +257,14 @@ def cancel(workspace: Workspace, name: str, wait: float = CANCEL_WAIT) -> dict[s
         return current
     supervisor = current.get("supervisor") or {}
     pid = supervisor.get("pid")
+    # A sweep's trial shares its sweep's supervisor: signalling it would cancel the whole sweep,
+    # so the trial is marked and the sweep's controller stops it.
+    trial = bool(current.get("parent"))
     if pid and process.same_process(pid, supervisor.get("start_ticks")):
-        os.kill(pid, signal.SIGTERM)
+        if trial:
+            status.update(run_dir, cancel_requested=True)
+        else:
+            os.kill(pid, signal.SIGTERM)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline:
             current = status.read(run_dir)
@@ -211,7 +274,8 @@ def cancel(workspace: Workspace, name: str, wait: float = CANCEL_WAIT) -> dict[s
                 break  # it died before it could record Canceled (e.g. signalled while starting)
             time.sleep(0.05)
         else:
-            os.kill(pid, signal.SIGKILL)  # a supervisor that cannot stop is stopped
+            if not trial:
+                os.kill(pid, signal.SIGKILL)  # a supervisor that cannot stop is stopped
     _end_without_supervisor(workspace, run_dir, "Canceled", {"code": "Canceled", "message": "the job was canceled"})
     return status.read(run_dir)
 
@@ -313,10 +377,23 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
              everything: bool = False) -> list[Path]:
     """Copy a job's files out, laid out as ``az ml job download`` does: the default artifacts
     (./outputs, ./logs and the logs) under ``artifacts/``, a named output under
-    ``named-outputs/<name>/``."""
+    ``named-outputs/<name>/``. A sweep's are its best trial's, with the sweep's own log under
+    ``artifacts/sweep_logs/`` (the how-to page: "download all default and named outputs of the
+    best trial job and logs of the sweep job")."""
     run_dir = workspace.find_run(name)
     plan = status.read(run_dir, command.PLAN)
     written = []
+    if plan["type"] == "sweep":
+        best = status.read(run_dir).get("best_trial")
+        if output_name in (None, "default") or everything:
+            shutil.copytree(run_dir / "system_logs", download_path / "artifacts" / "sweep_logs", dirs_exist_ok=True)
+        if best is None:
+            if output_name not in (None, "default") or everything:
+                raise NotFound(f"sweep {name} has no best trial (no trial logged "
+                               f"{plan['objective']['primary_metric']}), so it has no outputs to download")
+            return [download_path / "artifacts"]
+        run_dir = workspace.run_dir(best["name"])
+        plan = status.read(run_dir, command.PLAN)
     if output_name is not None and output_name not in plan["outputs"] and output_name != "default":
         available = ", ".join(["default", *plan["outputs"]])
         raise NotFound(f"job {name} has no output '{output_name}'; its outputs are: {available}")

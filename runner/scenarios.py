@@ -3,8 +3,17 @@
 ``scenario.yml`` names the spec, the ``setup`` shell commands that register what the spec
 references (run in the scenario's folder with ``AMLLAB_WORKSPACE`` set, exactly as a learner
 would type them), and ``expect``: the final ``status``, the ``metrics`` the script must log,
-and the ``files`` each output must hold. The test suite and ``make demo`` both go through
-:func:`run`; ``python -m runner.scenarios FOLDER [--workspace DIR]`` does it by hand.
+and the ``files`` each output must hold. A sweep's ``metrics`` and ``files`` are its best
+trial's, and a sweep can also expect:
+
+    trials: 12                      how many trials it ran
+    canceled_by_policy: {min: 1}    how many the early-termination policy stopped (min, max)
+    best_trial:
+      metric: {min: 0.8}            bounds on the best trial's primary metric (min, max)
+      params: {depth: 4}            hyperparameters the best trial must have
+
+The test suite and ``make demo`` both go through :func:`run`; ``python -m runner.scenarios
+FOLDER [--workspace DIR]`` does it by hand.
 """
 
 from __future__ import annotations
@@ -58,15 +67,48 @@ def check(folder: Path, shown: dict[str, Any]) -> list[str]:
     problems = []
     if "status" in expect and shown["status"] != expect["status"]:
         problems.append(f"status is {shown['status']}, expected {expect['status']} ({shown.get('error')})")
+    metrics = shown["metrics"]
+    if shown["type"] == "sweep":
+        problems += _check_sweep(expect, shown)
+        best = shown.get("best_trial")
+        metrics = next((row["metrics"] for row in shown["trials"] if best and row["name"] == best["name"]), {})
     for metric in expect.get("metrics") or []:
-        if metric not in shown["metrics"]:
-            problems.append(f"metric {metric!r} was not logged (logged: {sorted(shown['metrics'])})")
+        if metric not in metrics:
+            problems.append(f"metric {metric!r} was not logged (logged: {sorted(metrics)})")
     for output, names in (expect.get("files") or {}).items():
         folder_path = Path(shown["outputs"].get(output, ""))
         for name in names:
             if not (folder_path / name).is_file():
                 problems.append(f"output {output} has no {name} (in {folder_path})")
     return problems
+
+
+def _check_sweep(expect: dict[str, Any], shown: dict[str, Any]) -> list[str]:
+    problems = []
+    trials = shown["trials"]
+    if "trials" in expect and len(trials) != expect["trials"]:
+        problems.append(f"the sweep ran {len(trials)} trials, expected {expect['trials']}")
+    stopped = sum(1 for row in trials if row.get("stopped_by"))
+    problems += _bounds("trials canceled by the policy", stopped, expect.get("canceled_by_policy"))
+    wanted = expect.get("best_trial") or {}
+    best = shown.get("best_trial")
+    if wanted and best is None:
+        return problems + ["the sweep has no best trial (no trial logged its primary metric)"]
+    if wanted:
+        problems += _bounds("the best trial's metric", best["metric"], wanted.get("metric"))
+        for key, value in (wanted.get("params") or {}).items():
+            if best["params"].get(key) != value:
+                problems.append(f"the best trial has {key}={best['params'].get(key)!r}, expected {value!r}")
+    return problems
+
+
+def _bounds(what: str, value: float, bounds: dict[str, float] | None) -> list[str]:
+    bounds = bounds or {}
+    if "min" in bounds and value < bounds["min"]:
+        return [f"{what} is {value}, expected at least {bounds['min']}"]
+    if "max" in bounds and value > bounds["max"]:
+        return [f"{what} is {value}, expected at most {bounds['max']}"]
+    return []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -83,7 +125,13 @@ def main(argv: list[str] | None = None) -> int:
     problems = check(args.folder, shown)
     for problem in problems:
         sys.stderr.write(f"{args.folder.name}: {problem}\n")
-    print(f"{args.folder.name}: {shown['status']}, metrics {shown['metrics']}, outputs in {shown['outputs']['default']}")
+    if shown["type"] == "sweep":
+        best = shown.get("best_trial")
+        print(f"{args.folder.name}: {shown['status']}, {len(shown['trials'])} trials, "
+              + (f"best {best['name']} ({best['metric']:.4g}, {best['params']})" if best else "no best trial"))
+    else:
+        print(f"{args.folder.name}: {shown['status']}, metrics {shown['metrics']}, "
+              f"outputs in {shown['outputs']['default']}")
     return 1 if problems else 0
 
 

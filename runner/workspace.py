@@ -89,10 +89,10 @@ class Workspace:
         if explicit or os.environ.get("AMLLAB_WORKSPACE"):
             return cls.locate(explicit, create=False)
         nearest = _nearest(Path.cwd())
-        if nearest is not None and (nearest / "runs" / name).is_dir():
+        if nearest is not None and cls(nearest).run_dir(name).is_dir():
             return cls(nearest.resolve())
         for folder in _workspaces_below(Path.cwd()):
-            if (folder / "runs" / name).is_dir():
+            if cls(folder).run_dir(name).is_dir():
                 return cls(folder.resolve())
         if nearest is not None:
             return cls(nearest.resolve())  # find_run then says it is not there, with suggestions
@@ -137,7 +137,15 @@ class Workspace:
         return Tracking(self.folder, tracking_uri or self.tracking_uri, self.artifact_root)
 
     def run_dir(self, name: str) -> Path:
-        return self.runs / name
+        """A job's run folder; a sweep's trial ``<sweep>_<n>`` lives inside its sweep's."""
+        direct = self.runs / name
+        if not direct.exists():
+            parent, separator, index = name.rpartition("_")
+            if separator and index.isdigit() and parent:
+                trial = self.runs / parent / "trials" / name
+                if trial.exists():
+                    return trial
+        return direct
 
     def datastore_path(self, datastore: str, path: str) -> Path:
         return self.folder / "datastores" / datastore / path.lstrip("/")

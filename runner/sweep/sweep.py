@@ -1,0 +1,581 @@
+"""A sweep job: plan it at submission, run its trials in the supervisor.
+
+The sweep's supervisor is the service's hyperparameter-tuning controller. It samples a
+configuration whenever fewer than ``max_concurrent_trials`` trials are active, runs each trial
+as a command job through :class:`runner.supervisor.JobRun` (the same prepare, execute and
+finalize as any command job, in ``runs/<sweep>/trials/<sweep>_<n>/``, each its own MLflow child
+run of the sweep's run with its hyperparameters logged as params), reads every running trial's
+primary metric back from MLflow, and applies the early-termination policy to each new interval.
+Its system log reads like the service's ``hyperdrive.txt``: [GENERATOR], [SCHEDULER] and
+[CONTROLLER] lines.
+
+Rules it follows, with where they come from:
+
+* A trial is active (counts against ``max_concurrent_trials``) from the moment it is scheduled
+  until its command exits; its finalizing overlaps the next trial. Registered computes still
+  bound how many run at once (each trial holds one instance), as the docs say concurrency is
+  "gated on the resources available in the specified compute target".
+* ``max_total_trials`` is an upper bound: a sampler never repeats a configuration, so a finite
+  search space can end the sweep earlier (HyperDrive: "there may be fewer runs when the sample
+  space is smaller than this value").
+* ``timeout`` cancels the sweep with all its trials; ``trial_timeout`` cancels one trial (the
+  how-to page's words). The SDK raises both to at least 60 s (SPEC §4.6), and so does the
+  runner; ``AMLLAB_MIN_SWEEP_TIMEOUT`` lowers that floor for labs and tests that want to watch a
+  timeout happen in seconds.
+* Interval N of a trial is its N-th logged value of the primary metric. A trial stopped by the
+  policy at interval N counts in later evaluations with its first N values: what it logs while
+  it is being stopped comes after the decision. The policies themselves are in
+  :mod:`runner.sweep.policies`.
+* The best trial is the one whose best primary-metric value is best, among all trials, failed
+  and canceled ones included (``get_best_run_by_primary_metric`` defaults to
+  ``include_failed=True, include_canceled=True``); ties go to the earlier trial.
+* A failed trial does not stop the sweep. The sweep ends Completed unless every trial failed
+  (then Failed), or it was canceled or ran out of time (Canceled).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import secrets
+import threading
+import time
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from validator.spec import JobOutput, Spec
+
+from .. import command, inputs, process, status
+from ..errors import RunnerError
+from ..supervisor import JobRun, Walk
+from ..workspace import Workspace
+from . import policies, sampling
+
+TRIALS = "trials"
+SNAPSHOT = "snapshot"
+# How often the running trials' metrics are read back: often with a policy to apply, seldom
+# when only the live table and `job show` want them.
+POLL_WITH_POLICY = 0.2
+POLL_WITHOUT_POLICY = 1.0
+SDK_MIN_TIMEOUT = 60
+# Once the sweep ends, a trial's thread that is still in a step that cannot be interrupted (a
+# slow download) is given this long before the trial is recorded as ended without it.
+TRIAL_JOIN_GRACE = 30.0
+
+
+def trial_name(sweep: str, index: int) -> str:
+    return f"{sweep}_{index}"
+
+
+# -- planning (in `aml-run job create`) ----------------------------------------------------------
+
+def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> dict[str, Any]:
+    """Resolve the sweep and its trial template; raise before anything runs if it cannot."""
+    job = spec.sweep_job()
+    if job.trial.distribution or (job.trial.resources or {}).get("instance_count", 1) not in (1, None):
+        raise RunnerError(f"{spec.path}: the trial is a distributed job (`distribution` or "
+                          "`resources.instance_count` > 1); this version of aml-run runs single-process trials. "
+                          "Drop both to run each trial as one process")
+    try:
+        space = sampling.parse_space(job.search_space)
+        seed = job.seed if job.seed is not None else secrets.randbelow(2**31)
+        sampling.make_sampler(job.sampling_algorithm, space, seed=seed, rule=job.rule,
+                              logbase=job.logbase, goal=job.goal)
+        policy = policies.policy_from_spec(job.early_termination)
+    except ValueError as error:  # SearchSpaceError too: a spec lint let through, told in one line
+        raise RunnerError(f"{spec.path}: {error}") from None
+    if not job.primary_metric:
+        raise RunnerError(f"{spec.path}: objective.primary_metric is empty: name the metric the script logs")
+    trial = command.plan_command(job.trial, spec, workspace, name, run_dir,
+                                 references=[f"search_space.{key}" for key in space.names])
+    floor = _timeout_floor()
+    limits = {
+        "max_total_trials": job.max_total_trials,
+        # Unset, every trial may run at once (the docs' default).
+        "max_concurrent_trials": job.max_concurrent_trials or job.max_total_trials,
+        "timeout": _floored(job.timeout, floor),
+        "trial_timeout": _floored(job.trial_timeout, floor),
+    }
+    trial["timeout"] = limits["trial_timeout"]
+    return {
+        **{key: trial[key] for key in ("display_name", "experiment_name", "description", "tags", "spec",
+                                       "overrides", "command", "code", "environment", "compute", "inputs",
+                                       "outputs", "workspace", "tracking_uri")},
+        "name": name,
+        "type": "sweep",
+        "trial": trial,
+        "search_space": job.search_space,
+        "space_size": space.size,
+        "sampling": {"algorithm": job.sampling_algorithm, "rule": job.rule, "seed": seed,
+                     "seed_given": job.seed is not None, "logbase": job.logbase},
+        "objective": {"goal": job.goal, "primary_metric": job.primary_metric},
+        "limits": limits,
+        "limits_as_written": {"timeout": job.timeout, "trial_timeout": job.trial_timeout},
+        "early_termination": asdict(policy) if policy else None,
+        # Each trial plans its outputs in its own folder (the name `${{name}}` of an output
+        # path is the trial's); a named output is registered once, from the best trial.
+        "trial_outputs": {key: {"type": value.type, "mode": value.mode, "path": value.path}
+                          for key, value in job.trial.outputs.items()},
+    }
+
+
+def _timeout_floor() -> int:
+    raw = os.environ.get("AMLLAB_MIN_SWEEP_TIMEOUT")
+    try:
+        return max(1, int(raw)) if raw else SDK_MIN_TIMEOUT
+    except ValueError:
+        raise RunnerError(f"AMLLAB_MIN_SWEEP_TIMEOUT={raw!r} is not a whole number of seconds") from None
+
+
+def _floored(value: int | None, floor: int) -> int | None:
+    if not value or value <= 0:
+        return None
+    return max(value, floor)
+
+
+# -- a trial --------------------------------------------------------------------------------------
+
+class Trial:
+    """One trial: its run folder, its thread, and what the controller knows of it."""
+
+    def __init__(self, sweep: "SweepRun", index: int, suggestion: sampling.Suggestion) -> None:
+        self.sweep = sweep
+        self.index = index
+        self.number = suggestion.number
+        self.params = suggestion.params
+        self.name = trial_name(sweep.plan["name"], index)
+        self.run_dir = sweep.run_dir / TRIALS / self.name
+        self.cancel = command.Cancel()
+        self.exited = threading.Event()     # its command is over: it no longer counts as active
+        self.done = threading.Event()       # its final state is recorded
+        self.history: list[float] = []      # primary-metric values, as read back from MLflow
+        self.evaluated = 0                  # intervals the policy has looked at
+        self.stopped_by: dict[str, Any] | None = None
+        self.unusable = False               # it logged NaN or infinity: out of the policy's reach
+        self.read_final = False             # its last values are read and the sampler told
+        self.outcome: command.Outcome | None = None
+        self.cancel_reason: str | None = None
+        self.thread: threading.Thread | None = None
+
+    # -- its run folder ----------------------------------------------------------------------
+
+    def create(self) -> None:
+        sweep = self.sweep
+        template = sweep.plan["trial"]
+        texts = {key: sampling.format_value(value) for key, value in self.params.items()}
+        outputs = {key: inputs.plan_output(JobOutput(key, value["type"], value["mode"], value["path"]),
+                                           self.run_dir, sweep.workspace, self.name)
+                   for key, value in sweep.plan["trial_outputs"].items()}
+        plan = {
+            **template,
+            "name": self.name,
+            "display_name": self.name,
+            "code": str(sweep.run_dir / SNAPSHOT) if template.get("code") else None,
+            "outputs": outputs,
+            "parent": sweep.plan["name"],
+            "params": self.params,
+            "mlflow_tags": {"mlflow.parentRunId": sweep.parent_run_id or "",
+                            "amllab.parent": sweep.plan["name"]},
+            "mlflow_params": texts,
+            "known_values": {f"search_space.{key}": text for key, text in texts.items()},
+            # "inputs, outputs, and parameters are accessible as environment variables using the
+            # prefix AZUREML_SWEEP_" (SweepJob's docstring).
+            "values_prefix": "AZUREML_SWEEP_",
+        }
+        self.run_dir.mkdir(parents=True)
+        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.create(self.run_dir, {"name": self.name, "type": "command", "parent": sweep.plan["name"],
+                                     "creation_time": status.now(), "params": self.params,
+                                     "supervisor": sweep.supervisor})
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._walk, name=self.name, daemon=True)
+        self.thread.start()
+
+    def _walk(self) -> None:
+        run = JobRun(self.run_dir, alone=False, cancel=self.cancel, keep=self.sweep.keep)
+        outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the trial's walk stopped"})
+        try:
+            outcome = run.until_finalizing()
+        finally:
+            self.outcome = outcome
+            self.exited.set()
+            self.sweep.wake.set()
+        extra: dict[str, Any] = {}
+        if self.stopped_by is not None:
+            extra["stopped_by"] = self.stopped_by
+        try:
+            run.finalize(outcome, **extra)
+        finally:
+            self.done.set()
+            self.sweep.wake.set()
+
+    # -- what the controller reads --------------------------------------------------------------
+
+    def record(self) -> dict[str, Any]:
+        return status.read(self.run_dir)
+
+    @property
+    def run_id(self) -> str | None:
+        return (self.record().get("mlflow") or {}).get("run_id")
+
+    def policy_history(self) -> list[float]:
+        """The values the policy compares: all of them, or those up to the stopping interval."""
+        if self.stopped_by is not None:
+            return self.history[: self.stopped_by["interval"]]
+        return self.history
+
+    def request_stop(self, reason: str, stop: policies.Stop | None = None) -> None:
+        if self.cancel.requested:
+            return
+        if stop is not None:
+            self.stopped_by = {"policy": stop.policy, "interval": stop.interval, "reason": stop.reason,
+                               "numbers": stop.numbers}
+        self.cancel_reason = reason
+        self.cancel.request(reason)
+
+
+# -- the sweep's walk (in the supervisor) ---------------------------------------------------------
+
+class SweepRun(Walk):
+    """The sweep job's walk: Queued, Preparing (the code snapshot every trial shares, the
+    parent MLflow run, the sampler), Running (the controller loop), Finalizing (the best
+    trial), and its final state."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(run_dir)
+        plan = self.plan
+        self.goal = plan["objective"]["goal"]
+        self.metric = plan["objective"]["primary_metric"]
+        self.limits = plan["limits"]
+        self.policy = policies.Policy(**plan["early_termination"]) if plan.get("early_termination") else None
+        self.trials: list[Trial] = []
+        self.wake = threading.Event()
+        self.parent_run_id: str | None = None
+        self.sampler: sampling.Sampler | None = None
+        self.exhausted = False
+        self.timed_out = False
+        self.supervisor = {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}
+        self._summary_written: Any = None
+        self._last_read = 0.0
+
+    def keep(self) -> frozenset[int]:
+        return frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set())
+
+    # -- Queued, Preparing ------------------------------------------------------------------
+
+    def until_finalizing(self) -> command.Outcome:
+        def steps() -> command.Outcome:
+            self.cancel.interruptible = True
+            self.enter("Queued")
+            self.enter("Preparing")
+            self._prepare()
+            self.cancel.interruptible = False
+            if self.cancel.requested:
+                return command.Outcome("Canceled", None, {"code": "Canceled",
+                                                          "message": "the sweep was canceled before it ran"})
+            self.enter("Running")
+            return self._control()
+
+        return self.guarded(steps)
+
+    def _prepare(self) -> None:
+        from ..snapshot import take_snapshot
+
+        plan, log = self.plan, self.log
+        if plan.get("code"):
+            # One snapshot for every trial, taken now, as the service snapshots at submission.
+            report = take_snapshot(Path(plan["code"]), self.run_dir / SNAPSHOT, exclude=(self.workspace.folder,))
+            log(f"snapshot of {plan['code']}: {report.files} files, {report.bytes} bytes"
+                + (f", {report.ignored} ignored by {report.ignore_file}" if report.ignored else ""))
+            for warning in report.warnings:
+                log(f"warning: {warning}")
+        self.tracking.check_reachable()
+        run = self.tracking.start_run(plan["experiment_name"], plan["display_name"],
+                                      {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
+                                       "amllab.type": "sweep", **plan.get("tags", {})})
+        self.parent_run_id = run["run_id"]
+        status.update(self.run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
+                                            "experiment_id": run["experiment_id"]})
+        log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']}); "
+            "each trial is a child run of it")
+        space = sampling.parse_space(plan["search_space"])
+        settings = plan["sampling"]
+        self.sampler = sampling.make_sampler(settings["algorithm"], space, seed=settings["seed"],
+                                             rule=settings["rule"], logbase=settings["logbase"], goal=self.goal)
+        described = settings["algorithm"] + (" (sobol)" if settings["rule"] == "sobol" else "")
+        if settings["algorithm"] != "grid":
+            described += f", seed {settings['seed']}" + ("" if settings["seed_given"] else " (chosen by aml-run)")
+        size = "infinite" if space.size is None else f"{space.size} configuration(s)"
+        limits = self.limits
+        log(f"sampling: {described}; search space: {size}; objective: {self.goal} {self.metric}")
+        log(f"limits: max_total_trials {limits['max_total_trials']}, max_concurrent_trials "
+            f"{limits['max_concurrent_trials']}, timeout {limits['timeout'] or 'none'}, trial_timeout "
+            f"{limits['trial_timeout'] or 'none'}" + self._floor_note())
+        log(f"early termination: {self.policy.describe() if self.policy else 'none (every trial runs to its end)'}")
+        log(plan["compute"]["note"])
+
+    def _floor_note(self) -> str:
+        written = self.plan.get("limits_as_written") or {}
+        raised = [f"{key} {written[key]} -> {self.limits[key]}" for key in ("timeout", "trial_timeout")
+                  if written.get(key) and self.limits.get(key) != written[key] and written[key] > 0]
+        return f" (raised to the SDK's minimum: {', '.join(raised)})" if raised else ""
+
+    # -- Running: the controller ---------------------------------------------------------------
+
+    def _control(self) -> command.Outcome:
+        timeout = self.limits.get("timeout")
+        deadline = time.monotonic() + timeout if timeout else None
+        try:
+            while True:
+                if self.cancel.requested:
+                    self._stop_all("canceled (the sweep was canceled)")
+                    break
+                if deadline is not None and time.monotonic() > deadline:
+                    self.timed_out = True
+                    self.log(f"[CONTROLLER] the sweep reached its timeout ({timeout} s): canceling it and its trials")
+                    self._stop_all(f"canceled (the sweep ran past limits.timeout, {timeout} s)")
+                    break
+                self._honour_cancel_requests()
+                self._read_metrics()
+                self._launch()
+                self._write_summary()
+                if not self._active() and (self.exhausted or len(self.trials) >= self.limits["max_total_trials"]):
+                    break
+                self.wake.wait(POLL_WITH_POLICY if self.policy else POLL_WITHOUT_POLICY)
+                self.wake.clear()
+        finally:
+            self._wait_for_trials()
+            self._read_metrics(final=True)
+            strays = process.stop_descendants(keep=self.keep())
+            if strays:
+                self.log(f"stopped {strays} process(es) the trials left running")
+            self._write_summary()
+        return self._outcome()
+
+    def _active(self) -> list[Trial]:
+        return [trial for trial in self.trials if not trial.exited.is_set()]
+
+    def _launch(self) -> None:
+        stopping = self.cancel.requested or self.timed_out
+        wanted = min(self.limits["max_concurrent_trials"] - len(self._active()),
+                     self.limits["max_total_trials"] - len(self.trials))
+        if stopping or self.exhausted or wanted <= 0:
+            return
+        assert self.sampler is not None
+        self.log(f"[GENERATOR] trying to sample {wanted} trial(s) from the search space")
+        for _ in range(wanted):
+            suggestion = self.sampler.ask()
+            if suggestion is None:
+                self.exhausted = True
+                self.log(f"[GENERATOR] the search space is exhausted after {len(self.trials)} distinct "
+                         "configuration(s): no more trials will be generated")
+                return
+            trial = Trial(self, len(self.trials), suggestion)
+            trial.create()
+            self.trials.append(trial)
+            shown = ", ".join(f"{key}={sampling.format_value(value)}" for key, value in suggestion.params.items())
+            self.log(f"[SCHEDULER] scheduling trial {trial.name}: {shown}")
+            trial.start()
+        if len(self.trials) >= self.limits["max_total_trials"]:
+            self.log(f"[GENERATOR] max_total_trials ({self.limits['max_total_trials']}) reached: all trials generated")
+
+    def _honour_cancel_requests(self) -> None:
+        """`aml-run job cancel <trial>` marks the trial's status; the controller stops it."""
+        for trial in self._active():
+            if not trial.cancel.requested and trial.record().get("cancel_requested"):
+                self.log(f"[CONTROLLER] trial {trial.name} canceled by request")
+                trial.request_stop("canceled")
+
+    def _read_metrics(self, final: bool = False) -> None:
+        """Read every live trial's primary-metric values back from MLflow and, with a policy,
+        evaluate each interval that is new since the last read, trial by trial in order."""
+        interval = POLL_WITH_POLICY if self.policy else POLL_WITHOUT_POLICY
+        now = time.monotonic()
+        untold = any(trial.exited.is_set() and not trial.read_final for trial in self.trials)
+        if not final and not untold and now - self._last_read < interval * 0.9:
+            return
+        self._last_read = now
+        # Running trials, and ended ones once more for the values they logged last.
+        ids, ending = {}, []
+        for trial in self.trials:
+            if trial.read_final:
+                continue
+            if trial.exited.is_set():
+                ending.append(trial)  # its command is over: what it logged is final
+            run_id = trial.run_id
+            if run_id:
+                ids[run_id] = trial
+        if not ids:
+            self._tell(ending)
+            return
+        try:
+            values = self.tracking.metric_values(list(ids), self.metric)
+        except RunnerError as error:
+            self.log(f"warning: could not read {self.metric} back from MLflow: {error}")
+            return
+        for run_id, trial in ids.items():
+            trial.history = [float(v) for v in values.get(run_id, [])]
+            if not trial.unusable and not all(math.isfinite(v) for v in trial.history):
+                trial.unusable = True
+                self.log(f"[CONTROLLER] trial {trial.name} logged a {self.metric} that is not a finite number "
+                         f"(interval {next(i for i, v in enumerate(trial.history, 1) if not math.isfinite(v))}): "
+                         "the policy cannot compare it, so it leaves this trial out from now on")
+        if self.policy is not None and not final:
+            self._apply_policy()
+        self._tell(ending)
+
+    def _tell(self, ended: list[Trial]) -> None:
+        """Tell the sampler how each ended trial did (Bayesian sampling learns from it): its
+        best primary-metric value, or nothing for a failed trial."""
+        assert self.sampler is not None
+        for trial in ended:
+            trial.read_final = True
+            failed = trial.outcome is None or trial.outcome.status == "Failed"
+            self.sampler.tell(trial.number, None if failed or trial.unusable else best_of(trial.history, self.goal))
+
+    def _apply_policy(self) -> None:
+        assert self.policy is not None
+        histories = {trial.name: trial.policy_history() for trial in self.trials
+                     if trial.history and not trial.unusable}
+        finished = frozenset(trial.name for trial in self.trials
+                             if trial.done.is_set() and trial.record().get("status") == "Completed")
+        for trial in self.trials:
+            if trial.exited.is_set() or trial.cancel.requested or trial.unusable:
+                continue
+            for interval in range(trial.evaluated + 1, len(trial.history) + 1):
+                trial.evaluated = interval
+                stop = self.policy.check(histories, trial.name, interval, goal=self.goal, metric=self.metric,
+                                         finished=finished)
+                if stop is not None:
+                    self.log(f"[CONTROLLER] canceling trial {trial.name}: {stop.reason}")
+                    trial.request_stop(f"canceled by the {stop.policy} policy at interval {stop.interval}: "
+                                       f"{stop.reason}", stop)
+                    histories[trial.name] = trial.policy_history()
+                    break
+
+    def _stop_all(self, reason: str) -> None:
+        for trial in self.trials:
+            if not trial.exited.is_set():
+                trial.request_stop(reason)
+
+    def _wait_for_trials(self) -> None:
+        deadline = time.monotonic() + TRIAL_JOIN_GRACE
+        for trial in self.trials:
+            if trial.thread is not None:
+                trial.thread.join(max(0.0, deadline - time.monotonic()))
+            if not trial.done.is_set():
+                # Stuck in a step no signal interrupts: record its end without it.
+                status.transition(trial.run_dir, "Canceled", error={
+                    "code": "Canceled", "message": "the trial did not stop within "
+                    f"{TRIAL_JOIN_GRACE:g} s of the sweep's end and was abandoned"})
+                self.log(f"[CONTROLLER] trial {trial.name} did not stop in time; recorded as Canceled")
+
+    # -- what it found ------------------------------------------------------------------------
+
+    def _outcome(self) -> command.Outcome:
+        states = [trial.record().get("status") for trial in self.trials]
+        if self.cancel.requested:
+            return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the sweep was canceled"})
+        if self.timed_out:
+            return command.Outcome("Canceled", None, {"code": "SweepTimeout", "message":
+                                                      f"the sweep ran past limits.timeout ({self.limits['timeout']} s); "
+                                                      "it and its running trials were canceled"})
+        if states and all(state == "Failed" for state in states):
+            first = self.trials[0]
+            return command.Outcome("Failed", None, {"code": "AllTrialsFailed", "message":
+                                                    f"every trial failed; see {first.name}'s log: "
+                                                    f"{first.run_dir / command.USER_LOG}"})
+        return command.Outcome("Completed", 0)
+
+    def summary(self) -> dict[str, Any]:
+        """The trials table and the best trial, as ``job show`` reports them."""
+        rows = []
+        for trial in self.trials:
+            record = trial.record()
+            rows.append({
+                "name": trial.name,
+                "status": record.get("status"),
+                "params": trial.params,
+                "metrics": record.get("metrics") or ({self.metric: trial.history[-1]} if trial.history else {}),
+                "intervals": len(trial.history),
+                "metric": best_of(trial.history, self.goal),
+                "stopped_by": trial.stopped_by,
+                "error": record.get("error"),
+                "start_time": record.get("start_time"),
+                "end_time": record.get("end_time"),
+            })
+        return {"trials": rows, "best_trial": best_trial(rows, self.goal)}
+
+    def _write_summary(self) -> None:
+        summary = self.summary()
+        if summary != self._summary_written:
+            status.update(self.run_dir, **summary)
+            self._summary_written = summary
+
+    def finalize(self, outcome: command.Outcome) -> None:
+        self.enter("Finalizing")
+        summary = self.summary()
+        best = summary["best_trial"]
+        fields: dict[str, Any] = dict(summary)
+        if best is not None:
+            self.log(f"[CONTROLLER] best trial: {best['name']} with {self.metric} {best['metric']:.6g} "
+                     f"({', '.join(f'{k}={sampling.format_value(v)}' for k, v in best['params'].items())})")
+        else:
+            self.log(f"[CONTROLLER] no trial logged {self.metric}: there is no best trial")
+        counts: dict[str, int] = {}
+        for row in summary["trials"]:
+            counts[row["status"]] = counts.get(row["status"], 0) + 1
+        self.log("[CONTROLLER] trials: " + (", ".join(f"{n} {s}" for s, n in sorted(counts.items())) or "none"))
+        try:
+            if self.parent_run_id:
+                if best is not None:
+                    # The properties the service sets on a sweep's run.
+                    self.tracking.set_tags(self.parent_run_id, {"best_child_run_id": best["name"],
+                                                                "score": repr(best["metric"])})
+                mlflow_status = {"Completed": "FINISHED", "Failed": "FAILED", "Canceled": "KILLED"}[outcome.status]
+                self.tracking.end_run(self.parent_run_id, mlflow_status)
+            if outcome.status == "Completed" and best is not None:
+                fields["registered_outputs"] = self._register_best_outputs(best["name"])
+        except Exception as error:
+            self.log(f"warning: finalizing failed: {type(error).__name__}: {error}")
+        if outcome.error:
+            self.log(f"{outcome.error['code']}: {outcome.error['message']}")
+        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields)
+
+    def _register_best_outputs(self, best: str) -> dict[str, str]:
+        """A sweep output with ``name:`` is registered once, from the best trial (the sweep's
+        outputs are its best trial's: ``az ml job download --output-name`` fetches those)."""
+        registered = {}
+        trial_plan = status.read(self.run_dir / TRIALS / best, command.PLAN)
+        for key, planned in self.plan["outputs"].items():
+            if planned.get("asset_name"):
+                produced = trial_plan["outputs"][key]
+                version = self.workspace.register("data", planned["asset_name"], planned.get("asset_version"),
+                                                  {"type": planned["type"], "path": produced["path"],
+                                                   "description": f"output {key} of sweep {self.plan['name']} "
+                                                                  f"(best trial {best})"})
+                registered[key] = f"{planned['asset_name']}:{version}"
+                self.log(f"registered output {key} of the best trial as data asset {registered[key]}")
+        return registered
+
+
+def best_of(values: list[float], goal: str) -> float | None:
+    """A trial's best value of the primary metric (NaN and infinities are no one's best)."""
+    finite = [value for value in values if math.isfinite(value)]
+    if not finite:
+        return None
+    return max(finite) if goal == "maximize" else min(finite)
+
+
+def best_trial(rows: list[dict[str, Any]], goal: str) -> dict[str, Any] | None:
+    """The trial with the best best-value of the primary metric; the earlier one on a tie."""
+    best = None
+    for row in rows:
+        value = row.get("metric")
+        if value is None:
+            continue
+        if best is None or (value > best["metric"] if goal == "maximize" else value < best["metric"]):
+            best = {"name": row["name"], "params": row["params"], "metric": value}
+    return best
