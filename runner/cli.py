@@ -1,7 +1,8 @@
 """``aml-run``: the ``az ml`` verbs a learner needs, against a local workspace.
 
     aml-run job create --file job.yml [--name N] [--set inputs.lr=0.1 ...] [--stream]
-    aml-run job stream|show|cancel NAME       aml-run job list
+    aml-run job stream|show|cancel NAME       aml-run job list [--parent-job-name SWEEP]
+    aml-run job plot SWEEP [--file sweep.png]
     aml-run job download NAME [--output-name X] [--download-path D] [--all]
     aml-run data|environment|component create --file F       (data also: --name --version --path --type)
     aml-run compute create --name cpu-cluster [--max-instances K] [--type cpu|gpu]

@@ -58,7 +58,12 @@ def run(folder: Path, workspace: Workspace, out: TextIO | None = None) -> dict[s
     setup(folder, workspace, out)
     name = jobs.submit(folder / meta["spec"], workspace)
     jobs.stream(workspace, name, out)
-    return jobs.show(workspace, name)
+    shown = jobs.show(workspace, name)
+    if shown["type"] == "sweep":
+        from .sweep.view import summary_table
+
+        summary_table(shown, out)
+    return shown
 
 
 def check(folder: Path, shown: dict[str, Any]) -> list[str]:

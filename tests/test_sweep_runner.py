@@ -312,6 +312,28 @@ def test_timeouts_below_a_minute_are_raised_as_the_sdk_does(lab: Path) -> None:
         shown["system_log_path"]).read_text()
 
 
+def test_exclude_finished_jobs_is_honoured_where_its_lint_finding_is_suppressed(lab: Path) -> None:
+    body = """\
+        trial:
+          command: echo ${{search_space.i}}
+        sampling_algorithm: grid
+        search_space:
+          i: {type: choice, values: [1]}
+        objective: {goal: maximize, primary_metric: score}
+        limits: {max_total_trials: 1}
+        early_termination:
+          type: truncation_selection
+          truncation_percentage: 20
+          exclude_finished_jobs: true%s
+        """
+    refused = aml_run("job", "create", "--file", str(write_sweep(lab / "exclude", "refused", body % "")), cwd=lab)
+    assert refused.returncode == 1 and "AML101" in refused.stderr and "ignore[AML101]" in refused.stderr
+    spec = write_sweep(lab / "exclude", "sweep", body % "  # amllab: ignore[AML101]")
+    shown = finish(lab, submit(lab, spec))
+    assert shown["early_termination"]["exclude_finished_jobs"] is True
+    assert "exclude_finished_jobs true" in Path(shown["system_log_path"]).read_text()
+
+
 # -- what a trial sees, and where it is tracked -------------------------------------------------
 
 def test_trials_see_their_values_in_the_command_and_the_environment_and_are_child_runs(lab: Path) -> None:

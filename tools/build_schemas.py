@@ -299,7 +299,8 @@ EARLY_TERMINATION = by_type({
     "truncation_selection": obj({"truncation_percentage": INT, **POLICY_TIMING},
                                 ("truncation_percentage",), **{"x-unknown-hints": {
                                     "exclude_finished_jobs": "azure-ai-ml rejects this key although "
-                                    "a how-to page mentions it; remove it"}}),
+                                    "a how-to page mentions it; remove it (aml-run honours it where "
+                                    "this finding is suppressed: `# amllab: ignore[AML101]`)"}}),
 }, **{"x-messages": {"type": "early_termination is a mapping with a policy type "
                              "(bandit, median_stopping, truncation_selection)"}})
 

@@ -155,7 +155,6 @@ class Trial:
         self.unusable = False               # it logged NaN or infinity: out of the policy's reach
         self.read_final = False             # its last values are read and the sampler told
         self.outcome: command.Outcome | None = None
-        self.cancel_reason: str | None = None
         self.thread: threading.Thread | None = None
 
     # -- its run folder ----------------------------------------------------------------------
@@ -203,6 +202,11 @@ class Trial:
             self.exited.set()
             self.sweep.wake.set()
         extra: dict[str, Any] = {}
+        if self.stopped_by is not None and outcome.status != "Canceled":
+            # The policy decided while the command was already ending: it ran to its end.
+            self.sweep.log(f"[CONTROLLER] trial {self.name} ended ({outcome.status}) before the policy's cancel "
+                           "reached it")
+            self.stopped_by = None
         if self.stopped_by is not None:
             extra["stopped_by"] = self.stopped_by
         try:
@@ -232,7 +236,6 @@ class Trial:
         if stop is not None:
             self.stopped_by = {"policy": stop.policy, "interval": stop.interval, "reason": stop.reason,
                                "numbers": stop.numbers}
-        self.cancel_reason = reason
         self.cancel.request(reason)
 
 
