@@ -31,7 +31,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 
 demo: $(VENV)/.installed-run
 	@echo "== aml-lint on the seed's specs: command, sweep, distributed, pipeline, components, schedule =="
-	$(VENV)/bin/aml-lint scenarios/command-job scenarios/sweep-job scenarios/distributed-job scenarios/pipeline scenarios/schedule
+	$(VENV)/bin/aml-lint scenarios/command-job scenarios/sweep-random-bandit scenarios/distributed-job scenarios/pipeline scenarios/schedule
 	@echo
 	@echo "== aml-lint on a deliberately broken spec (exit status 1 is expected) =="
 	@$(VENV)/bin/aml-lint scenarios/broken-spec; status=$$?; test $$status -eq 1
@@ -39,6 +39,10 @@ demo: $(VENV)/.installed-run
 	@echo "== aml-run: the command-job lab for real (workspace: scenarios/command-job/.amllab) =="
 	$(PY) -m runner.scenarios scenarios/command-job
 	$(VENV)/bin/aml-run job list --workspace scenarios/command-job/.amllab
+	@echo
+	@echo "== aml-run: the seed's sweep for real (workspace: scenarios/sweep-random-bandit/.amllab) =="
+	$(PY) -m runner.scenarios scenarios/sweep-random-bandit
+	$(VENV)/bin/aml-run job list --workspace scenarios/sweep-random-bandit/.amllab
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
@@ -46,6 +50,7 @@ test: $(VENV)/.installed-dev
 bench: $(VENV)/.installed-run
 	$(PY) bench/lint_bench.py
 	$(PY) bench/run_overhead.py
+	$(PY) bench/sweep_overhead.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py

@@ -24,7 +24,7 @@ def test_scenario_lint_expectations(folder: Path) -> None:
 
 def test_seed_scenarios_exist() -> None:
     names = {p.name for p in SCENARIOS}
-    assert {"command-job", "sweep-job", "distributed-job", "pipeline", "schedule", "broken-spec"} <= names
+    assert {"command-job", "sweep-random-bandit", "distributed-job", "pipeline", "schedule", "broken-spec"} <= names
 
 
 RUNNABLE = [folder for folder in SCENARIOS
@@ -38,10 +38,12 @@ def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
     import shutil
 
     from runner import scenarios
+    from runner.sweep.sampling import format_value
     from runner.workspace import Workspace
 
-    lab = tmp_path / folder.name
-    shutil.copytree(folder, lab, ignore=shutil.ignore_patterns(".amllab", "data"))
+    # The whole scenarios folder: a lab may use another's code (the sweep labs share one trainer).
+    shutil.copytree(folder.parent, tmp_path / "scenarios", ignore=shutil.ignore_patterns(".amllab", "data"))
+    lab = tmp_path / "scenarios" / folder.name
     workspace = Workspace.locate(tmp_path / ".amllab")
     shown = scenarios.run(lab, workspace)
     assert scenarios.check(lab, shown) == [], Path(shown["log_path"]).read_text()[-3000:]
@@ -51,7 +53,18 @@ def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
     client = MlflowClient(tracking_uri=shown["mlflow"]["tracking_uri"])
     run = client.get_run(shown["mlflow"]["run_id"])
     assert run.info.status == "FINISHED"
-    assert run.data.metrics == shown["metrics"] and shown["metrics"]
+    if shown["type"] == "sweep":
+        # The sweep's run is the parent of one run per trial; its best trial's run holds the
+        # metrics and the outputs.
+        children = client.search_runs([run.info.experiment_id],
+                                      f"tags.mlflow.parentRunId = '{run.info.run_id}'", max_results=2000)
+        assert len(children) == len(shown["trials"])
+        assert run.data.tags["best_child_run_id"] == shown["best_trial"]["name"]
+        best = next(child for child in children if child.data.tags["amllab.job"] == shown["best_trial"]["name"])
+        assert best.data.params == {key: format_value(value) for key, value in shown["best_trial"]["params"].items()}
+        run = best
+    else:
+        assert run.data.metrics == shown["metrics"] and shown["metrics"]
     logged = {a.path for a in client.list_artifacts(run.info.run_id, "outputs")}
     for name in (yaml.safe_load((folder / "scenario.yml").read_text())["expect"].get("files") or {}).get("default", []):
         assert f"outputs/{name}" in logged
