@@ -237,6 +237,9 @@ def plot(workspace: Workspace, name: str, output: Path) -> Path:
     policy = shown.get("early_termination")
     axes.set_title(f"sweep {name}: {metric} per interval ({goal}); "
                    + (f"{policy['type']} policy" if policy else "no early termination"))
+    from matplotlib.ticker import MaxNLocator
+
+    axes.xaxis.set_major_locator(MaxNLocator(integer=True))  # intervals are counts
     axes.set_xlabel("interval (the n-th logged value of the primary metric)")
     axes.set_ylabel(metric)
     axes.grid(True, alpha=0.3)
