@@ -9,7 +9,7 @@ import signal
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 from validator.spec import Spec, load_spec
 
@@ -294,21 +294,44 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
     out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
     out.flush()
     readers = {"user": _Tail(run_dir / command.USER_LOG), "system": _Tail(run_dir / command.SYSTEM_LOG)}
+
+    def step() -> bool:
+        current = record(workspace, name)
+        # Once the command has exited, its last line may lack a newline: show it now.
+        exited = current.get("status") in ("Finalizing", *status.TERMINAL)
+        _write_in_order(out, readers["system"].lines(), readers["user"].lines(final=exited))
+        out.flush()
+        if current.get("status") not in status.TERMINAL:
+            return False
+        # The last lines written before the end.
+        _write_in_order(out, readers["system"].lines(final=True), readers["user"].lines(final=True))
+        return True
+
+    if watch(workspace, name, out, step, poll, cancel_on_interrupt) == 130:
+        return 130
+    final = status.read(run_dir)
+    out.write(f"\nExecution Summary\n=================\nRunId: {name}\nStatus: {final.get('status')}\n")
+    if final.get("error"):
+        out.write(f"Error: {final['error'].get('message')}\n")
+    out.flush()
+    return exit_code(final.get("status"))
+
+
+def watch(workspace: Workspace, name: str, out: TextIO, step: Callable[[], bool], poll: float,
+          cancel_on_interrupt: bool, on_detach: Callable[[], None] | None = None) -> int | None:
+    """Call ``step`` every ``poll`` seconds until it says the job has ended. Ctrl-C cancels
+    the job and goes on until it has ended, or, without ``cancel_on_interrupt``, stops
+    following (after ``on_detach``: a live table stops drawing) and returns 130."""
     interrupted = False
     while True:
         try:
-            current = record(workspace, name)
-            # Once the command has exited, its last line may lack a newline: show it now.
-            exited = current.get("status") in ("Finalizing", *status.TERMINAL)
-            _write_in_order(out, readers["system"].lines(), readers["user"].lines(final=exited))
-            out.flush()
-            if current.get("status") in status.TERMINAL:
-                # The last lines written before the end.
-                _write_in_order(out, readers["system"].lines(final=True), readers["user"].lines(final=True))
-                break
+            if step():
+                return None
             time.sleep(poll)
         except KeyboardInterrupt:
             if not cancel_on_interrupt:
+                if on_detach is not None:
+                    on_detach()
                 out.write(f"\n[aml-run] stopped following {name}; it goes on running "
                           f"(aml-run job stream {name} to follow it again)\n")
                 return 130
@@ -318,12 +341,6 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
             out.write("\n[aml-run] Ctrl-C: canceling the job...\n")
             out.flush()
             cancel(workspace, name)
-    final = status.read(run_dir)
-    out.write(f"\nExecution Summary\n=================\nRunId: {name}\nStatus: {final.get('status')}\n")
-    if final.get("error"):
-        out.write(f"Error: {final['error'].get('message')}\n")
-    out.flush()
-    return exit_code(final.get("status"))
 
 
 def _write_in_order(out: TextIO, system: list[str], user: list[str]) -> None:

@@ -41,6 +41,13 @@ for step, value in enumerate(SHAPES[args.shape], start=1):
 """
 
 
+CURVES_TRIAL = """\
+trial:
+  code: ./src
+  command: python curves.py --shape ${{search_space.shape}} --scale ${{search_space.scale}}
+"""
+
+
 def write_sweep(folder: Path, name: str, body: str, script: str | None = None, script_name: str = "main.py") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     if script is not None:
@@ -105,10 +112,7 @@ def test_bandit_cancels_exactly_the_trials_computed_by_hand(lab: Path) -> None:
     t7: N2 best .27: CANCELED at 2.     t8: N2 best .21: CANCELED at 2.
     Best trial: t0 (.90).
     """
-    spec = write_sweep(lab / "bandit", "sweep", """\
-        trial:
-          code: ./src
-          command: python curves.py --shape ${{search_space.shape}} --scale ${{search_space.scale}}
+    spec = write_sweep(lab / "bandit", "sweep", CURVES_TRIAL + textwrap.dedent("""\
         sampling_algorithm: grid
         search_space:
           shape: {type: choice, values: [steady, early, late]}
@@ -116,7 +120,7 @@ def test_bandit_cancels_exactly_the_trials_computed_by_hand(lab: Path) -> None:
         objective: {goal: maximize, primary_metric: score}
         limits: {max_total_trials: 9, max_concurrent_trials: 1}
         early_termination: {type: bandit, slack_factor: 0.15, evaluation_interval: 1, delay_evaluation: 2}
-        """, CURVES, "curves.py")
+        """), CURVES, "curves.py")
     name = submit(lab, spec)
     shown = finish(lab, name, timeout=300)
     assert shown["status"] == "Completed", shown["error"]
@@ -428,10 +432,7 @@ def test_job_show_lists_the_trials_and_the_best_one(lab: Path) -> None:
 
 
 def test_job_plot_draws_the_trials(lab: Path) -> None:
-    spec = write_sweep(lab / "plot", "sweep", """\
-        trial:
-          code: ./src
-          command: python curves.py --shape ${{search_space.shape}} --scale ${{search_space.scale}}
+    spec = write_sweep(lab / "plot", "sweep", CURVES_TRIAL + textwrap.dedent("""\
         sampling_algorithm: grid
         search_space:
           shape: {type: choice, values: [steady, late]}
@@ -439,7 +440,7 @@ def test_job_plot_draws_the_trials(lab: Path) -> None:
         objective: {goal: maximize, primary_metric: score}
         limits: {max_total_trials: 4, max_concurrent_trials: 1}
         early_termination: {type: bandit, slack_amount: 0.2, delay_evaluation: 2}
-        """, CURVES, "curves.py")
+        """), CURVES, "curves.py")
     name = submit(lab, spec)
     shown = finish(lab, name)
     assert any(row["stopped_by"] for row in shown["trials"])

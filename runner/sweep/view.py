@@ -138,27 +138,16 @@ def follow(workspace: Workspace, name: str, out: TextIO, cancel_on_interrupt: bo
     from rich.live import Live
 
     console = Console(file=out)
-    shown = jobs.show(workspace, name)
-    interrupted = False
-    with Live(render(shown), console=console, refresh_per_second=4, transient=False) as live:
-        while True:
-            try:
-                shown = jobs.show(workspace, name)
-                live.update(render(shown))
-                if shown["status"] in status.TERMINAL:
-                    break
-                time.sleep(REFRESH)
-            except KeyboardInterrupt:
-                if not cancel_on_interrupt:
-                    live.stop()
-                    out.write(f"\n[aml-run] stopped following {name}; it goes on running "
-                              f"(aml-run job stream {name} to follow it again)\n")
-                    return 130
-                if interrupted:
-                    raise
-                interrupted = True
-                console.print("[aml-run] Ctrl-C: canceling the sweep and its trials...")
-                jobs.cancel(workspace, name)
+    latest = {"shown": jobs.show(workspace, name)}
+    with Live(render(latest["shown"]), console=console, refresh_per_second=4, transient=False) as live:
+        def step() -> bool:
+            latest["shown"] = jobs.show(workspace, name)
+            live.update(render(latest["shown"]))
+            return latest["shown"]["status"] in status.TERMINAL
+
+        if jobs.watch(workspace, name, out, step, REFRESH, cancel_on_interrupt, on_detach=live.stop) == 130:
+            return 130
+    shown = latest["shown"]
     _write_summary_lines(out, shown)
     return jobs.exit_code(shown["status"])
 
