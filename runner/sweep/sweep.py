@@ -155,6 +155,8 @@ class Trial:
         self.unusable = False               # it logged NaN or infinity: out of the policy's reach
         self.read_final = False             # its last values are read and the sampler told
         self.outcome: command.Outcome | None = None
+        self.final_row: dict[str, Any] | None = None
+        self._run_id: str | None = None
         self.thread: threading.Thread | None = None
 
     # -- its run folder ----------------------------------------------------------------------
@@ -222,7 +224,10 @@ class Trial:
 
     @property
     def run_id(self) -> str | None:
-        return (self.record().get("mlflow") or {}).get("run_id")
+        """Its MLflow run, once Preparing has created it (read from its status until then)."""
+        if self._run_id is None:
+            self._run_id = (self.record().get("mlflow") or {}).get("run_id")
+        return self._run_id
 
     def policy_history(self) -> list[float]:
         """The values the policy compares: all of them, or those up to the stopping interval."""
@@ -332,6 +337,8 @@ class SweepRun(Walk):
         deadline = time.monotonic() + timeout if timeout else None
         try:
             while True:
+                # Cleared before looking, so a trial that ends while we look wakes the next round.
+                self.wake.clear()
                 if self.cancel.requested:
                     self._stop_all("canceled (the sweep was canceled)")
                     break
@@ -347,7 +354,6 @@ class SweepRun(Walk):
                 if not self._active() and (self.exhausted or len(self.trials) >= self.limits["max_total_trials"]):
                     break
                 self.wake.wait(POLL_WITH_POLICY if self.policy else POLL_WITHOUT_POLICY)
-                self.wake.clear()
         finally:
             self._wait_for_trials()
             self._read_metrics(final=True)
@@ -443,7 +449,7 @@ class SweepRun(Walk):
         histories = {trial.name: trial.policy_history() for trial in self.trials
                      if trial.history and not trial.unusable}
         finished = frozenset(trial.name for trial in self.trials
-                             if trial.done.is_set() and trial.record().get("status") == "Completed")
+                             if trial.outcome is not None and trial.outcome.status == "Completed")
         for trial in self.trials:
             if trial.exited.is_set() or trial.cancel.requested or trial.unusable:
                 continue
@@ -496,6 +502,9 @@ class SweepRun(Walk):
         """The trials table and the best trial, as ``job show`` reports them."""
         rows = []
         for trial in self.trials:
+            if trial.final_row is not None:
+                rows.append(trial.final_row)
+                continue
             record = trial.record()
             rows.append({
                 "name": trial.name,
@@ -509,6 +518,8 @@ class SweepRun(Walk):
                 "start_time": record.get("start_time"),
                 "end_time": record.get("end_time"),
             })
+            if trial.done.is_set() and trial.read_final:
+                trial.final_row = rows[-1]  # it will not change again: no more reads of its files
         return {"trials": rows, "best_trial": best_trial(rows, self.goal)}
 
     def _write_summary(self) -> None:
