@@ -92,7 +92,7 @@ def test_the_table_printed_once_names_every_trial_and_why_it_stopped() -> None:
     text = out.getvalue()
     assert "3/12 trials ended (search space of 12)" in text
     assert "completed 1   canceled 1 (1 by the policy)   failed 1" in text
-    assert "best so far: calm_moon_x1_0  auc 0.8123  lr=0.1, depth=4" in text
+    assert "best trial: calm_moon_x1_0  auc 0.8123  lr=0.1, depth=4" in text
     assert "bandit at interval 5: 0.51 vs threshold 0.7384" in text
     assert "exit code 1" in text
     assert "\x1b[" not in text  # no colours in a log

@@ -75,7 +75,8 @@ def render(shown: dict[str, Any], rows_cap: int = MAX_ROWS) -> Any:
         f" ({by_policy} by the policy)", "   ",
         ("failed ", "red"), str(counts.get("Failed", 0)))
     best = shown.get("best_trial")
-    best_line = (Text.assemble(("best so far: ", "bold"), f"{best['name']}  {metric} {_short(best['metric'])}  ",
+    ended_sweep = shown["status"] in status.TERMINAL
+    best_line = (Text.assemble(("best trial: " if ended_sweep else "best so far: ", "bold"), f"{best['name']}  {metric} {_short(best['metric'])}  ",
                                _params(best["params"]))
                  if best else Text(f"best so far: none yet (no trial has logged {metric})", style="dim"))
 
@@ -115,7 +116,12 @@ def render(shown: dict[str, Any], rows_cap: int = MAX_ROWS) -> Any:
 def _params(params: dict[str, Any]) -> str:
     from .sampling import format_value
 
-    return ", ".join(f"{key}={format_value(value)}" for key, value in params.items())
+    def text(value: Any) -> str:
+        written = format_value(value)
+        # Long floats shortened for the table; job show -o json keeps every digit.
+        return f"{value:.4g}" if isinstance(value, float) and len(written) > 8 else written
+
+    return ", ".join(f"{key}={text(value)}" for key, value in params.items())
 
 
 def _rows_to_show(trials: list[dict[str, Any]], cap: int) -> list[dict[str, Any]]:
