@@ -131,8 +131,9 @@ def _trial_dirs(run_dir: Path) -> list[Path]:
     folder = run_dir / TRIALS
     if not folder.is_dir():
         return []
-    found = [p for p in folder.iterdir() if (p / status.FILE).is_file()]
-    return sorted(found, key=lambda p: int(p.name.rpartition("_")[2]) if p.name.rpartition("_")[2].isdigit() else 0)
+    # Named <sweep>_<n>: in the order they were scheduled.
+    return sorted((p for p in folder.iterdir() if (p / status.FILE).is_file()),
+                  key=lambda p: int(p.name.rpartition("_")[2]))
 
 
 def show(workspace: Workspace, name: str) -> dict[str, Any]:
@@ -149,12 +150,13 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
             metrics = None
     planned_inputs = {key: value.get("value") if value["type"] == "literal" else value.get("source")
                       for key, value in plan["inputs"].items()}
-    outputs = _outputs(run_dir, plan)
     if plan["type"] == "sweep":
         # A sweep's outputs are its best trial's (what `az ml job download` fetches).
         best = current.get("best_trial")
-        outputs = _outputs(workspace.run_dir(best["name"]), status.read(workspace.run_dir(best["name"]),
-                                                                         command.PLAN)) if best else {}
+        best_dir = workspace.run_dir(best["name"]) if best else None
+        outputs = _outputs(best_dir, status.read(best_dir, command.PLAN)) if best_dir else {}
+    else:
+        outputs = _outputs(run_dir, plan)
     shown = {
         "name": name,
         "type": plan["type"],
