@@ -62,6 +62,11 @@ class Walk:
         self.cancel = cancel or command.Cancel()
         self.tracking = self.workspace.tracking(self.plan["tracking_uri"])
 
+    def keep(self) -> frozenset[int]:
+        """Processes of the supervisor's own that a sweep of strays must leave alone: the
+        tracking agent, when this supervisor started it."""
+        return frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set())
+
     def enter(self, state: str, **fields: Any) -> None:
         if status.transition(self.run_dir, state, **fields):
             self.log(f"state: {state}")
@@ -94,12 +99,10 @@ class JobRun(Walk):
     cancel never interrupts it mid-step from a signal handler (the sweep's loop asks it to
     stop), and its timeout (the sweep's ``trial_timeout``) cancels it, as the service does."""
 
-    def __init__(self, run_dir: Path, *, alone: bool = True, cancel: command.Cancel | None = None,
-                 keep: Callable[[], frozenset[int]] | None = None) -> None:
+    def __init__(self, run_dir: Path, *, alone: bool = True, cancel: command.Cancel | None = None) -> None:
         super().__init__(run_dir, cancel)
         self.alone = alone
         self.slot: IO | None = None
-        self._keep = keep
 
     def until_finalizing(self) -> command.Outcome:
         """Queued, Preparing and Running; every way they can end becomes an Outcome."""
@@ -121,10 +124,8 @@ class JobRun(Walk):
             if cancel.requested:
                 return _canceled_before_running()
             self.enter("Running")
-            keep = self._keep() if self._keep else frozenset(
-                {self.tracking.agent_pid} if self.tracking.agent_pid else set())
             return command.execute(run_dir, rendered, env, plan.get("timeout"), cancel, log,
-                                   on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=keep,
+                                   on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=self.keep(),
                                    alone=self.alone, timeout_status="Failed" if self.alone else "Canceled")
 
         return self.guarded(steps)

@@ -173,14 +173,16 @@ def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
         outputs={str(k): _job_output(str(k), v) for k, v in (data.get("outputs") or {}).items()},
         environment_variables={str(k): "" if v is None else str(v)
                                for k, v in (data.get("environment_variables") or {}).items()},
-        # Integers in the SDK are marshmallow's lenient Int: "60" and 60.0 are 60 (SPEC §1.2).
-        timeout=int(float(timeout)) if isinstance(timeout, (int, float, str)) and str(timeout).strip() else None,
+        timeout=_sdk_int(timeout),
         resources=dict(data.get("resources") or {}),
         distribution=dict(data["distribution"]) if isinstance(data.get("distribution"), dict) else None,
     )
 
 
 def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
+    from .rules._values import enum_name
+    from .rules.sweep import ALGORITHMS
+
     trial = dict(data.get("trial") or {})
     # The sweep's own keys describe every trial (SPEC §4.1-4.2): inputs and outputs live at
     # the top level, and so do the compute, the names and the tags.
@@ -204,11 +206,11 @@ def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
         trial=command_job_from(trial, base_dir),
         search_space=dict(data.get("search_space") or {}),
         # A missing algorithm is sent as null and the service samples at random (SPEC §4.1).
-        sampling_algorithm=_enum(algorithm) or "random",
+        sampling_algorithm=enum_name(algorithm, ALGORITHMS) or "random",
         seed=_sdk_int(settings.get("seed")),
-        rule=_enum(settings.get("rule")) or "random",
+        rule=enum_name(settings.get("rule"), ("random", "sobol")) or "random",
         logbase="e" if logbase in (None, "e", "E") else _number_or_text(logbase),
-        goal=_enum(objective.get("goal")) or "maximize",
+        goal=enum_name(objective.get("goal"), ("maximize", "minimize")) or "maximize",
         primary_metric=str(objective.get("primary_metric") or ""),
         max_total_trials=_sdk_int(limits.get("max_total_trials")) or 1000,
         max_concurrent_trials=_sdk_int(limits.get("max_concurrent_trials")),
@@ -216,15 +218,6 @@ def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
         trial_timeout=_sdk_int(limits.get("trial_timeout")),
         early_termination=dict(policy) if isinstance(policy, dict) and policy else None,
     )
-
-
-def _enum(value: Any) -> str | None:
-    """An enum as the SDK reads it: case-insensitive, CamelCase accepted (SPEC §1.2)."""
-    if not isinstance(value, str) or not value.strip():
-        return None
-    import re
-
-    return re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "_", value.strip()).lower()
 
 
 def _number_or_text(value: Any) -> float | str:

@@ -195,7 +195,7 @@ class Trial:
         self.thread.start()
 
     def _walk(self) -> None:
-        run = JobRun(self.run_dir, alone=False, cancel=self.cancel, keep=self.sweep.keep)
+        run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
         outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the trial's walk stopped"})
         try:
             outcome = run.until_finalizing()
@@ -267,9 +267,6 @@ class SweepRun(Walk):
         self.supervisor = {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}
         self._summary_written: Any = None
         self._last_read = 0.0
-
-    def keep(self) -> frozenset[int]:
-        return frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set())
 
     # -- Queued, Preparing ------------------------------------------------------------------
 

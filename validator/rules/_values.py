@@ -25,3 +25,16 @@ def sdk_number(value: Any) -> float | None:
         if isinstance(value, int):
             return math.inf if value > 0 else -math.inf
     return None
+
+
+def enum_name(value: Any, known: tuple[str, ...]) -> str | None:
+    """The name in ``known`` that ``value`` spells, as the SDK compares these enums:
+    case-insensitively, CamelCase accepted (`MedianStopping`, `QUniform`), SPEC §1.2; None when
+    it spells none of them."""
+    if not isinstance(value, str):
+        return None
+    squashed = value.replace("_", "").lower()
+    for name in known:
+        if name.replace("_", "") == squashed:
+            return name
+    return None

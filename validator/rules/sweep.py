@@ -23,6 +23,7 @@ from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
 from ._base import check
+from ._values import enum_name as _normalise
 from ._values import mapping as _mapping
 
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")
@@ -158,18 +159,6 @@ def sweeps(document: Document) -> Iterator[Sweep]:
         for name, node in _mapping(data.get("jobs")).items():
             if isinstance(node, dict) and node.get("type") == "sweep":
                 yield Sweep(("jobs", name), node, f"sweep step '{name}'", str(name))
-
-
-def _normalise(value: Any, known: tuple[str, ...]) -> str | None:
-    """The SDK compares these enums case-insensitively and accepts CamelCase
-    (`MedianStopping`, `QUniform`), SPEC §1.2."""
-    if not isinstance(value, str):
-        return None
-    squashed = value.replace("_", "").lower()
-    for name in known:
-        if name.replace("_", "") == squashed:
-            return name
-    return None
 
 
 def algorithm(sweep: Sweep) -> tuple[str | None, Path_]:
