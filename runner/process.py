@@ -158,7 +158,7 @@ def stop_group(pgid: int, grace: float = 5.0, reap: subprocess.Popen | None = No
     while time.monotonic() < deadline:
         if reap is not None:
             reap.poll()
-        reap_children(skip=reap.pid if reap is not None else None)
+        reap_children()
         if not group_alive(pgid):
             return
         time.sleep(0.05)
@@ -167,16 +167,16 @@ def stop_group(pgid: int, grace: float = 5.0, reap: subprocess.Popen | None = No
     while group_alive(pgid) and time.monotonic() < deadline:
         if reap is not None:
             reap.poll()
-        reap_children(skip=reap.pid if reap is not None else None)
+        reap_children()
         time.sleep(0.02)
 
 
-def reap_children(skip: int | None = None) -> None:
+def reap_children() -> None:
     """Collect exited children (including re-parented orphans) so they do not stay zombies;
-    ``skip``, and every child spawn() started whose :class:`subprocess.Popen` has not read its
-    exit status yet, are left to their Popen."""
+    a child spawn() started whose :class:`subprocess.Popen` has not read its exit status yet is
+    left to its Popen."""
     for pid in children_of(os.getpid()):
-        if pid == skip or _state(pid) != "Z":
+        if _state(pid) != "Z":
             continue
         with _OWNED_LOCK:
             owner = _OWNED.get(pid)
