@@ -1,0 +1,27 @@
+"""The quiz's errors.
+
+    QuizError                 anything a user can cause; one clear message, never a traceback
+    ├── BankError             a question file that cannot be used (file, line, question id, fix)
+    └── ProgressError         the progress database cannot be opened or written
+"""
+
+from __future__ import annotations
+
+
+class QuizError(Exception):
+    """An error the user can fix; ``str()`` is the whole message."""
+
+
+class BankError(QuizError):
+    def __init__(self, path: str, line: int, question_id: str | None, problem: str, fix: str | None = None):
+        self.path, self.line, self.question_id, self.problem, self.fix = path, line, question_id, problem, fix
+        where = f"{path}:{line}"
+        subject = f" question '{question_id}':" if question_id else ""
+        message = f"{where}:{subject} {problem}"
+        if fix:
+            message += f" ({fix})"
+        super().__init__(message)
+
+
+class ProgressError(QuizError):
+    pass
