@@ -86,6 +86,15 @@ def lint_snippet(text: str, files: Mapping[str, str] | None = None) -> list[Any]
         return [d for d in report.diagnostics if not d.code.startswith("AML012")]
 
 
+def lintable_yaml(question: Question) -> str | None:
+    """The YAML a learner would lint for this question: the prompt's block, with a fill-blank's
+    right value put in the blank."""
+    text = question.yaml
+    if text is not None and question.type == "fill_blank":
+        text = text.replace(BLANK, question.options[question.answer])
+    return text
+
+
 def _codes(diagnostics: list[Any]) -> list[str]:
     return sorted({d.code for d in diagnostics})
 
@@ -308,6 +317,20 @@ def _scenario(question: Question, params: Mapping[str, Any]) -> str:
     if problem:
         raise _Fail(f"lab '{name}': {problem}")
     return f"lab {name} proves {dict(params.get('expect') or {})}"
+
+
+def lab_command(question: Question) -> str | None:
+    """The commands that run the lab a question's `scenario` check names (its setup, then
+    `aml-run job create --stream`), when the lab exists."""
+    check = question.check or {}
+    name = (check.get("scenario") or {}).get("name")
+    meta_path = SCENARIOS_DIR / str(name) / "scenario.yml"
+    if not name or not meta_path.is_file():
+        return None
+    meta = _load_yaml(meta_path.read_text()) or {}
+    steps = [f"cd scenarios/{name}", *meta.get("setup", []),
+             f"aml-run job create --file {meta.get('spec', 'job.yml')} --stream"]
+    return " && ".join(steps)
 
 
 _CHECKS = {
