@@ -47,10 +47,11 @@ demo: $(VENV)/.installed-run
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
 
-bench: $(VENV)/.installed-run
+bench: $(VENV)/.installed-dev
 	$(PY) bench/lint_bench.py
 	$(PY) bench/run_overhead.py
 	$(PY) bench/sweep_overhead.py
+	$(PY) bench/quiz_start.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py
