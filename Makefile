@@ -43,6 +43,9 @@ demo: $(VENV)/.installed-run
 	@echo "== aml-run: the seed's sweep for real (workspace: scenarios/sweep-random-bandit/.amllab) =="
 	$(PY) -m runner.scenarios scenarios/sweep-random-bandit
 	$(VENV)/bin/aml-run job list --workspace scenarios/sweep-random-bandit/.amllab
+	@echo
+	@echo "== aml-quiz --check: the question bank, every machine-checked answer proven by the toolkit =="
+	$(VENV)/bin/aml-quiz --check
 
 test: $(VENV)/.installed-dev
 	$(PY) -m pytest -q
