@@ -52,6 +52,7 @@ test: $(VENV)/.installed-dev
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/lint_bench.py
+	$(PY) bench/sdk_compare.py
 	$(PY) bench/run_overhead.py
 	$(PY) bench/sweep_overhead.py
 	$(PY) bench/quiz_start.py

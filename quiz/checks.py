@@ -22,7 +22,7 @@ SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 # A snippet has no code folder on disk: what the validator says about the code (missing folder,
 # missing script, metrics the script does (not) log) would be about the check's empty folder,
 # not about the question. A check that ships `files:` gets every code.
-NEEDS_CODE = ("AML701", "AML702", "AML703", "AML704", "AML803", "AML804")
+NEEDS_CODE = ("AML701", "AML702", "AML703", "AML704", "AML803", "AML804", "AML806")
 TIME_FORMAT = "%Y-%m-%d %H:%M"
 
 

@@ -39,6 +39,10 @@ def test_accepted_forms(value: str, role: str) -> None:
     ("azureml:iris", "data"),
     ("azureml:train_model", "component"),
     (ARM + "/environments/my-env", "environment"),
+    # Registry URIs without /versions/ or /labels/: the default version (issue 10, pattern 5).
+    ("azureml://registries/azureml/environments/sklearn-1.5", "environment"),
+    ("azureml://registries/contoso/components/train/", "component"),
+    ("azureml://registries/contoso/models/clf", "model"),
 ])
 def test_unpinned_forms(value: str, role: str) -> None:
     problem, _, unpinned = reference_problem(value, role)
@@ -53,7 +57,9 @@ def test_unpinned_forms(value: str, role: str) -> None:
     ("azureml:a:1:2", "environment", "one colon"),
     ("azureml:my data:1", "data", "not a valid name"),
     ("azureml:x:1@latest", "data", "not both"),
-    ("azureml://registries/azureml/environments/sklearn-1.5", "environment", "which version"),
+    ("azureml://registries/azureml/environments/sklearn-1.5/version/3", "environment", "after the name"),
+    ("azureml://registries/azureml/models/sklearn", "environment", "names models"),
+    ("azureml://registries/azureml", "environment", "not a registry reference"),
     ("azureml://registries/azureml/models/sklearn/versions/1", "environment", "names models"),
     ("azureml://registries/azureml/widgets/x/versions/1", "data", "not an asset type"),
     ("azureml://datastores/blob/iris.csv", "data", "not a datastore URI"),
@@ -125,3 +131,45 @@ def test_conda_file_must_be_a_yaml_mapping(tmp_path: Path) -> None:
             "environment: azureml:AzureML-sklearn-1.5@latest",
             f"environment:\n  image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04\n  conda_file: {conda}"))
         assert {d.code for d in lint_file(spec).diagnostics if d.code.startswith("AML8")} == expected, conda
+
+
+ENV_FILE = "image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04\nconda_file: conda.yml\n"
+CONDA = "channels: [conda-forge]\ndependencies: [python=3.11]\n"
+
+
+@pytest.mark.parametrize("environment,files,expected", [
+    # The older `file:` form (issue 10, pattern 6): the file is read as an inline environment.
+    ("file:./env/env.yml", {"env/env.yml": ENV_FILE, "env/conda.yml": CONDA}, {"AML810"}),
+    ("file:env/env.yml", {"env/env.yml": "$schema: x\nname: e\nversion: 2\n" + ENV_FILE,
+                          "env/conda.yml": CONDA}, {"AML810"}),
+    ("file:./env/absent.yml", {}, {"AML810", "AML811"}),
+    ("file:./env", {"env/conda.yml": CONDA}, {"AML810", "AML811"}),
+    ("file:./env/conda.yml", {"env/conda.yml": CONDA}, {"AML810", "AML811"}),
+    ("file:./env/env.yml", {"env/env.yml": ENV_FILE.replace("conda_file", "conda_fle"),
+                            "env/conda.yml": CONDA}, {"AML810", "AML811"}),
+    ("file:./env/env.yml", {"env/env.yml": ENV_FILE}, {"AML810", "AML811"}),  # conda file not next to it
+    ("file:./env/env.yml", {"env/env.yml": ENV_FILE.replace("conda.yml", "file:conda.yml"),
+                            "env/conda.yml": CONDA}, {"AML810", "AML811"}),
+])
+def test_file_prefix_environment(tmp_path: Path, environment: str, files: dict[str, str],
+                                 expected: set[str]) -> None:
+    write(tmp_path, {"src/report.py": "print(1)\n", **files})
+    spec = tmp_path / "component.yml"
+    spec.write_text(COMPONENT.format(code="./src", command="python report.py").replace(
+        "azureml:AzureML-sklearn-1.5@latest", environment))
+    found = {d.code for d in lint_file(spec).diagnostics}
+    assert found == expected, environment
+
+
+def test_file_prefix_component_is_linted_as_its_path(tmp_path: Path) -> None:
+    write(tmp_path, {"src/report.py": "print(1)\n",
+                     "report.yml": COMPONENT.format(code="./src", command="python report.py"),
+                     "broken.yml": COMPONENT.format(code="./src", command="python absent.py")})
+    pipeline = ("$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\ntype: pipeline\n"
+                "settings:\n  default_compute: azureml:cpu-cluster\njobs:\n  a:\n    type: command\n"
+                "    component: {a}\n  b:\n    type: command\n    component: {b}\n")
+    spec = tmp_path / "pipeline.yml"
+    for prefix in ("", "file:"):
+        spec.write_text(pipeline.format(a=f"{prefix}./report.yml", b=f"{prefix}./broken.yml"))
+        codes = sorted(d.code for d in lint_file(spec).diagnostics if d.code != "AML810")
+        assert codes == ["AML516"], (prefix, codes)

@@ -47,8 +47,13 @@ def test_missing_input_file_is_refused_before_anything_runs(tmp_path: Path) -> N
           table: {type: uri_file, path: ./data/missing.csv}
         """)
     result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
-    assert result.returncode == 1, result.stdout
-    assert f"{spec}:4:33: AML803 error: input path './data/missing.csv' does not exist" in result.stderr
+    # Lint only warns (AML806: data is often fetched before submission); the runner, which is
+    # submitting now, refuses the missing file itself.
+    assert result.returncode == 2, result.stdout
+    assert f"{spec}:4:33: AML806 warning: input 'table': local path './data/missing.csv' does not " \
+           "exist yet" in result.stderr
+    assert "aml-run: error: input 'table': ./data/missing.csv (resolved to " in result.stderr
+    assert "does not exist (local path); create it, or fix the path" in result.stderr
     assert "Traceback" not in result.stderr
     assert nothing_ran(tmp_path)
 

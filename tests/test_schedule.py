@@ -69,3 +69,54 @@ def test_time_zone_verdicts(zone: str, code: str | None) -> None:
 def test_cron_verdicts(expression: str, codes: list[str]) -> None:
     report = lint_text(SCHEDULE.format(expression=expression, zone="UTC"), "s.yml")
     assert [d.code for d in report.diagnostics] == codes
+
+
+ACTIONS = {
+    "create_job": "create_job: azureml:nightly-pipeline\n",
+    "import_data": ("import_data:\n  type: mltable\n  name: orders\n  path: azureml://datastores/blob/paths/o/${{name}}\n"
+                    "  source:\n    type: database\n    query: select 1\n    connection: azureml:sql\n"),
+    "create_monitor": ("create_monitor:\n  compute:\n    instance_type: standard_e4s_v3\n"
+                       "    runtime_version: \"3.4\"\n"),
+}
+TRIGGER = 'name: nightly\ntrigger:\n  type: cron\n  expression: "{expression}"\n'
+
+
+@pytest.mark.parametrize("action", sorted(ACTIONS))
+def test_every_action_is_a_schedule_with_its_trigger_checked(action: str) -> None:
+    report = lint_text(TRIGGER.format(expression="0 2 * * *") + ACTIONS[action], "schedule.yml")
+    assert report.kind == "schedule" and report.diagnostics == []
+    report = lint_text(TRIGGER.format(expression="0 25 * * *") + ACTIONS[action], "schedule.yml")
+    assert [d.code for d in report.diagnostics] == ["AML602"]
+
+
+@pytest.mark.parametrize("first,second", [("create_job", "import_data"), ("create_job", "create_monitor"),
+                                          ("import_data", "create_monitor")])
+def test_two_actions_are_refused(first: str, second: str) -> None:
+    report = lint_text(TRIGGER.format(expression="0 2 * * *") + ACTIONS[first] + ACTIONS[second], "schedule.yml")
+    assert [d.code for d in report.diagnostics] == ["AML107"]
+    assert f"'{first}' and '{second}' cannot both be set" in report.diagnostics[0].message
+
+
+def test_no_action_is_refused() -> None:
+    report = lint_text(TRIGGER.format(expression="0 2 * * *"), "schedule.yml")
+    assert [d.code for d in report.diagnostics] == ["AML107"]
+
+
+@pytest.mark.parametrize("body,code", [
+    ("import_data:\n  name: x\n  path: azureml://datastores/blob/paths/x\n  source:\n    type: database\n", "AML102"),
+    ("import_data:\n  name: x\n  path: p\n  sorce: {}\n  source: {connection: azureml:c}\n", "AML101"),
+    ("create_monitor:\n  compute:\n    instance_type: standard_e4s_v3\n    runtime_version: 3.4\n", "AML103"),
+    ("create_monitor:\n  compute: {instance_type: a, runtime_version: '3.4'}\n"
+     "  monitoring_signals:\n    drift: {type: data_drfit}\n", "AML104"),
+    ("create_monitor:\n  compute: {instance_type: a, runtime_version: '3.4'}\n"
+     "  monitoring_target: {ml_task: question_answering}\n", "AML104"),
+])
+def test_action_bodies_are_checked_for_shape(body: str, code: str) -> None:
+    report = lint_text(TRIGGER.format(expression="0 2 * * *") + body, "schedule.yml")
+    assert code in {d.code for d in report.diagnostics}, report.diagnostics
+
+
+def test_monitor_schedule_schema_url_is_a_schedule() -> None:
+    text = ("$schema: https://azuremlschemas.azureedge.net/latest/monitorSchedule.schema.json\n"
+            + TRIGGER.format(expression="0 2 * * *") + ACTIONS["create_monitor"])
+    assert lint_text(text, "monitor.yml").kind == "schedule"

@@ -99,12 +99,14 @@ REF = {
     for name in ("environment", "jobInputs", "jobOutputs", "nodeInputs", "nodeOutputs", "resources",
                  "distribution", "identity", "services", "queueSettings", "componentInputs",
                  "componentOutputs", "commandLimits", "environmentVariables", "jobs",
-                 "sweepCore", "commandComponentBody")
+                 "sweepCore", "commandComponentBody", "dataImport")
 }
 
+# `file:<path>` names an environment YAML file, an older CLI form the SDK still reads (its
+# content is checked by AML811, the form itself gets AML810's info).
 ASSET_REFERENCE = {
     "type": "string",
-    "pattern": r"^azureml:\S+$",
+    "pattern": r"^(azureml|file):\S+$",
     "x-message": "not an environment reference: a registered environment is written "
                  "'azureml:<name>:<version>', 'azureml:<name>@latest' or "
                  "'azureml://registries/<registry>/environments/<name>/versions/<version>'",
@@ -329,14 +331,18 @@ NUMERIC_BOUND = {"type": ["number", "string"]}
 PORT_MODES = ("mount", "download", "upload", "ro_mount", "rw_mount", "eval_mount", "eval_download",
               "direct", "link")
 PORT_INPUT = obj({**PARAM_COMMON, "default": STRING, "mode": {"enum": list(PORT_MODES)}})
+# Enum values are strings; YAML's unquoted True/False are accepted here (the service takes them as
+# text, and AML547 warns), numbers are not (the SDK: "Not a valid string."). A boolean input may
+# list them too: the SDK keeps `enum` on any parameter input.
+PARAM_ENUM = {"type": "array", "items": {"type": ["string", "boolean"]}, "minItems": 1}
 COMPONENT_INPUT = by_type({
     "integer": obj({**PARAM_COMMON, "default": {"type": ["integer", "number", "string"]},
                     "min": NUMERIC_BOUND, "max": NUMERIC_BOUND}),
     "number": obj({**PARAM_COMMON, "default": {"type": ["number", "string"]},
                    "min": NUMERIC_BOUND, "max": NUMERIC_BOUND}),
     "string": obj({**PARAM_COMMON, "default": {"type": ["string", "number", "boolean"]},
-                   "enum": {"type": "array", "items": STRING, "minItems": 1}}),
-    "boolean": obj({**PARAM_COMMON, "default": {"type": ["boolean", "string"]}}),
+                   "enum": PARAM_ENUM}),
+    "boolean": obj({**PARAM_COMMON, "default": {"type": ["boolean", "string"]}, "enum": PARAM_ENUM}),
     **{t: PORT_INPUT for t in ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model",
                                "triton_model", "path")},
 }, case_insensitive=False, type_hint="component input types are lower-case and case-sensitive: "
@@ -494,11 +500,76 @@ CREATE_JOB: Schema = {
                                "mapping with `job:` and overrides"},
     },
 }
+
+# A schedule runs one action (the SDK picks the class by key: `create_monitor` -> MonitorSchedule,
+# `import_data` -> ImportDataSchedule, else JobSchedule; the other two keys are then "Unknown
+# field."). Shapes from azure-ai-ml 1.35.2: _schema/_data_import/, _schema/monitoring/.
+DATA_IMPORT_SOURCE = by_type({
+    "database": obj({"connection": NONEMPTY, "query": NONEMPTY, "table_name": NONEMPTY,
+                     "stored_procedure": NONEMPTY,
+                     "stored_procedure_params": {"type": "array", "items": ANY_MAP}}, ("connection",)),
+    "file_system": obj({"connection": NONEMPTY, "path": NONEMPTY}, ("connection",)),
+}, default="file_system", **{"x-messages": {"type": "source is a mapping with type (database or "
+                                                     "file_system) and connection"}})
+DATA_IMPORT = obj({
+    "$schema": STRING, "name": NONEMPTY, "version": {"type": ["string", "integer", "number"]},
+    "description": STRING, "tags": STR_MAP, "datastore": STRING, "auto_delete_setting": ANY_MAP,
+    "type": {"enum": ["uri_file", "uri_folder", "mltable"],
+             "x-hint": "the imported data is a uri_file, uri_folder or mltable (lower-case)"},
+    "path": NONEMPTY, "source": DATA_IMPORT_SOURCE,
+}, ("name", "path", "source"))
+IMPORT_DATA: Schema = {
+    "if": {"type": "string"},
+    "then": NONEMPTY,
+    "else": REF["dataImport"],
+}
+MONITOR_SIGNAL_TYPES = ("data_drift", "data_quality", "prediction_drift", "feature_attribution_drift",
+                        "model_performance", "custom", "generation_safety_quality",
+                        "generation_token_statistics")
+# A signal's own settings (reference_data, features, metric_thresholds...) are not checked:
+# only that it is a mapping with a known type (AML649 says so with -v).
+MONITOR_SIGNAL = by_type({name: {"type": "object", "properties": {}} for name in MONITOR_SIGNAL_TYPES},
+                         **{"x-messages": {"type": "a monitoring signal is a mapping with a signal type"}})
+CREATE_MONITOR = obj({
+    "compute": obj({"instance_type": NONEMPTY,
+                    "runtime_version": {**NONEMPTY, "x-hint": 'quote the version: `runtime_version: "3.4"`'},
+                    "compute_type": STRING},
+                   ("instance_type", "runtime_version"), **{
+                       "x-messages": {"type": "compute of a monitor is a serverless Spark mapping with "
+                                              "instance_type and runtime_version"}}),
+    "monitoring_target": obj({
+        "ml_task": {"enum": [*enum_ci("classification", "regression", "questionanswering")["enum"],
+                             "QuestionAnswering"],
+                    "x-hint": "ml_task is classification, regression or questionanswering (one word)"},
+        "endpoint_deployment_id": NONEMPTY, "model_id": NONEMPTY,
+    }),
+    "monitoring_signals": {"type": "object", "additionalProperties": MONITOR_SIGNAL},
+    "alert_notification": {
+        "if": {"type": "string"},
+        "then": {**enum_ci("azmonitoring"), "x-hint": "alert by e-mail with `emails: [...]`"},
+        "else": obj({"emails": {"type": "array", "items": NONEMPTY}}, **{
+            "x-messages": {"type": "alert_notification is `azmonitoring` or a mapping with emails"}}),
+    },
+}, ("compute",), **{"x-messages": {"type": "create_monitor is a mapping with compute, "
+                                           "monitoring_target, monitoring_signals and alert_notification"}})
+SCHEDULE_ACTIONS = ("create_job", "import_data", "create_monitor")
+SCHEDULE_CLASSES = {"import_data": "data import", "create_monitor": "monitor"}
 SCHEDULE = obj({
     "$schema": STRING, "name": NONEMPTY, "display_name": STRING, "description": STRING,
     "tags": STR_MAP, "properties": STR_MAP, "trigger": TRIGGER, "create_job": CREATE_JOB,
+    "import_data": IMPORT_DATA, "create_monitor": CREATE_MONITOR,
     "is_enabled": ANY, "provisioning_state": ANY, "creation_context": ANY,
-}, ("name", "trigger", "create_job"))
+}, ("name", "trigger"), **{
+    "anyOf": [{"required": [action]} for action in SCHEDULE_ACTIONS],
+    "allOf": [{"not": {"required": [first, second]},
+               "x-messages": {"not": f"a schedule runs one action: '{first}' and '{second}' cannot both be "
+                                     f"set (Azure ML reads the file as a {SCHEDULE_CLASSES[second]} "
+                                     f"schedule and refuses '{first}')"}}
+              for index, first in enumerate(SCHEDULE_ACTIONS) for second in SCHEDULE_ACTIONS[index + 1:]],
+    "x-messages": {"anyOf": "a schedule needs its action: `create_job` (a job to submit), `import_data` "
+                            "(a data import) or `create_monitor` (a model monitor)"},
+    "x-hint": "for example `create_job: ./pipeline.yml`",
+})
 
 # ----------------------------------------------------------------------------- assembly
 DEFS: dict[str, Schema] = {
@@ -518,6 +589,7 @@ DEFS: dict[str, Schema] = {
     "componentOutputs": {"type": "object", "additionalProperties": COMPONENT_OUTPUT},
     "jobs": JOBS,
     "commandComponentBody": INLINE_COMMAND_COMPONENT,
+    "dataImport": DATA_IMPORT,
 }
 
 KINDS: dict[str, tuple[str, Schema]] = {
@@ -526,7 +598,7 @@ KINDS: dict[str, tuple[str, Schema]] = {
     "pipelineJob": ("Azure ML pipeline job", PIPELINE_JOB),
     "commandComponent": ("Azure ML command component", COMMAND_COMPONENT),
     "pipelineComponent": ("Azure ML pipeline component", PIPELINE_COMPONENT),
-    "schedule": ("Azure ML job schedule", SCHEDULE),
+    "schedule": ("Azure ML schedule", SCHEDULE),
 }
 
 

@@ -7,6 +7,11 @@
     warnings-as-errors = false       # or a list of codes/prefixes
     max-file-size = 1048576          # bytes
 
+`warnings-as-errors` is also the switch for one warning that some projects want as an error: a
+local data input that does not exist yet (AML806; data is usually downloaded or generated before
+a job is submitted) fails the run with `warnings-as-errors = ["AML806"]`, where a CI step has
+already fetched the data. `aml-lint --strict` does that for every warning.
+
 Every problem in the configuration is one :class:`ConfigError` with the file and the fix.
 """
 

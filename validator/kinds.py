@@ -32,7 +32,8 @@ KIND_TITLES = {
 OTHER_SCHEMAS = {
     "sparkjob": "Spark job", "sparkcomponent": "Spark component", "automljob": "AutoML job",
     "parallelcomponent": "parallel component", "datatransfercomponent": "data transfer component",
-    "importjob": "import job", "environment": "environment", "data": "data asset", "model": "model",
+    "importjob": "import job", "dataimport": "data import", "environment": "environment",
+    "data": "data asset", "model": "model",
     "amlcompute": "compute cluster", "computeinstance": "compute instance", "vmcompute": "VM compute",
     "kubernetescompute": "Kubernetes compute", "managedonlineendpoint": "online endpoint",
     "kubernetesonlineendpoint": "online endpoint", "batchendpoint": "batch endpoint",
@@ -44,14 +45,15 @@ OTHER_SCHEMAS = {
     "azuredatalakegen2": "datastore", "featureset": "feature set", "featurestore": "feature store",
     "featurestoreentity": "feature store entity", "connection": "connection",
     "capabilityhost": "capability host", "index": "index", "serverlessendpoint": "serverless endpoint",
-    "marketplacesubscription": "marketplace subscription", "monitorschedule": "monitor schedule",
-    "aisearch": "connection",
+    "marketplacesubscription": "marketplace subscription", "aisearch": "connection",
 }
 
 _SCHEMA_STEMS = {
     "commandjob": "commandJob", "sweepjob": "sweepJob", "pipelinejob": "pipelineJob",
     "commandcomponent": "commandComponent", "pipelinecomponent": "pipelineComponent",
     "schedule": "schedule",
+    # A model-monitoring schedule (`create_monitor`) is a schedule: its trigger is checked alike.
+    "monitorschedule": "schedule",
 }
 
 JOB_TYPES = {"command": "commandJob", "sweep": "sweepJob", "pipeline": "pipelineJob"}
@@ -164,7 +166,7 @@ def _other(document: Document, title: str) -> Detection:
 
 def _kind_from_type(document: Document, data: dict, type_value: Any) -> tuple[str | None, Detection | None]:
     if type_value is None:
-        if "trigger" in data or "create_job" in data:
+        if "trigger" in data or "create_job" in data or "create_monitor" in data:
             return "schedule", None
         if "trial" in data:
             return None, _needs_type(document, "sweep", "trial")

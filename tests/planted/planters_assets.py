@@ -43,9 +43,11 @@ def _retarget(data: dict, environment: str, component: str) -> dict | None:
     return None
 
 
-@planter("AML801", "an environment or component reference loses its version", RUNNABLE)
+@planter("AML801", "an environment or component reference is malformed", RUNNABLE)
 def broken_reference(data: dict) -> dict | None:
-    return _retarget(data, "azureml://registries/azureml/environments/sklearn-1.5",
+    # A registry URI that stops after the name is valid (the default version, AML802's warning);
+    # a misspelt '/version/' segment is not.
+    return _retarget(data, "azureml://registries/azureml/environments/sklearn-1.5/version/3",
                      "azureml:train_model:")
 
 
@@ -54,25 +56,30 @@ def unpinned_reference(data: dict) -> dict | None:
     return _retarget(data, "azureml:sklearn-train-env", "azureml:train_model")
 
 
-@planter("AML803", "the code folder (or a data input, or an include) points at a missing path", RUNNABLE)
+@planter("AML803", "the code folder (or an include) points at a missing path", RUNNABLE)
 def missing_path(data: dict) -> dict | None:
     for holder in _runnables(data):
         if isinstance(holder.get("code"), str) and not holder["code"].startswith("azureml:"):
             holder["code"] = "./no_such_folder"
             return data
-    inputs = data.get("inputs")
-    if isinstance(inputs, dict) and not _is_component(data):
-        for value in inputs.values():
-            if isinstance(value, dict) and isinstance(value.get("path"), str) \
-                    and value["path"].startswith(("./", "file:")):
-                value["path"] = "./no_such_folder/data.csv"
-                return data
-        inputs["planted_data"] = {"type": "uri_file", "path": "./no_such_folder/data.csv"}
-        return data
     if _is_component(data) and data.get("type", "command") == "command":
         data["additional_includes"] = ["./no_such_folder"]
         return data
     return None
+
+
+@planter("AML806", "a local data input points at data that is not there (yet)", RUNNABLE)
+def missing_data(data: dict) -> dict | None:
+    inputs = data.get("inputs")
+    if not isinstance(inputs, dict) or _is_component(data):
+        return None
+    for value in inputs.values():
+        if isinstance(value, dict) and isinstance(value.get("path"), str) \
+                and value["path"].startswith(("./", "file:")):
+            value["path"] = "./no_such_folder/data.csv"
+            return data
+    inputs["planted_data"] = {"type": "uri_file", "path": "./no_such_folder/data.csv"}
+    return data
 
 
 @planter("AML804", "the command starts a script that is not in the code folder", RUNNABLE)

@@ -21,6 +21,7 @@ from ..paths import resolved
 from ..references import resolve
 from ..suggest import closest
 from ._base import check
+from ._shape import problems as shape_problems
 from ._values import mapping as _mapping
 from .file_level import JOB
 from .training_code import _span, holders
@@ -158,12 +159,9 @@ def reference_problem(text: str, role: str) -> tuple[str | None, str | None, boo
                 return (f"'{text}' is not a registry reference: it needs "
                         f"'azureml://registries/<registry>/<type>/<name>/versions/<version>'",
                         "or end it with '/labels/latest'", False)
-            if len(parts) == 4:
-                return (f"'{text}' does not say which version to use: a registry reference ends in "
-                        "'/versions/<version>' or '/labels/<label>'",
-                        f"write '{text.rstrip('/')}/versions/<version>' or '{text.rstrip('/')}/labels/latest'",
-                        False)
-            if len(parts) != 6 or parts[4] not in ("versions", "labels") or not parts[5]:
+            # No '/versions/...' or '/labels/...': the service resolves the default version (AML802).
+            unpinned = len(parts) == 4
+            if not unpinned and (len(parts) != 6 or parts[4] not in ("versions", "labels") or not parts[5]):
                 return (f"'{text}' is not a registry reference: after the name comes "
                         "'/versions/<version>' or '/labels/<label>'", None, False)
             segment = parts[2]
@@ -173,7 +171,7 @@ def reference_problem(text: str, role: str) -> tuple[str | None, str | None, boo
             if expected is not None and segment not in expected:
                 return (f"'{text}' names {segment}, but `{_key(role)}` takes {'an' if noun[0] in 'aeiou' else 'a'} "
                         f"{noun}", None, False)
-            return None, None, False
+            return None, None, unpinned and role in VERSIONED
         if host == "datastores":
             if role not in ("data", "model", "output"):
                 return (f"a datastore path cannot be used as {'an' if noun[0] in 'aeiou' else 'a'} {noun}: '{text}'",
@@ -293,7 +291,7 @@ _DATA_JOB = JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --data ${{in
 
 @check("AML801", "invalid-asset-reference", Severity.ERROR,
        "An `azureml:` reference to an environment, code, data, model or component is malformed.",
-       bad=_env("azureml://registries/azureml/environments/sklearn-1.5"), good=JOB)
+       bad=_env("azureml://registries/azureml/environments/sklearn-1.5/version/3"), good=JOB)
 def invalid_asset_reference(document: Document) -> Iterator[Diagnostic]:
     """
     Azure ML resolves a registered asset from one of these forms (SPEC §3.2, §3.4; core YAML
@@ -303,11 +301,18 @@ def invalid_asset_reference(document: Document) -> Iterator[Diagnostic]:
     data also `azureml://datastores/<datastore>/paths/<path>`, the long
     `azureml://subscriptions/.../datastores/<ds>/paths/<path>` form and job outputs
     `azureml://jobs/<job>/outputs/<name>`. Anything else (`azureml:my-env:` with an empty
-    version, `azureml:@latest`, a registry URI without a version or label, a registry URI to
-    a model where an environment is expected, a datastore path as an environment) is refused at
-    submission, or resolves to nothing. An output's `path` is a storage location
-    (`azureml://datastores/...`); an output is registered with its `name` and `version`.
-    Computes and datastores (`azureml:cpu-cluster`) are not checked here.
+    version, `azureml:@latest`, a registry URI whose name is followed by something other than
+    `/versions/<version>` or `/labels/<label>`, a registry URI to a model where an environment
+    is expected, a datastore path as an environment) is refused at submission, or resolves to
+    nothing. An output's `path` is a storage location (`azureml://datastores/...`); an output is
+    registered with its `name` and `version`. Computes and datastores (`azureml:cpu-cluster`)
+    are not checked here.
+
+    A registry URI that stops after the name
+    (`azureml://registries/<registry>/components/<name>`) is not malformed: the SDK loads it
+    and the service resolves the default version (Microsoft's examples use it), so it is
+    AML802's warning, not an error. SPEC §3.4 lists only the pinned registry forms; the real
+    files win here.
     """
     for slot, problem, hint, _ in _references(document):
         if problem is not None:
@@ -315,25 +320,156 @@ def invalid_asset_reference(document: Document) -> Iterator[Diagnostic]:
 
 
 @check("AML802", "unpinned-asset-version", Severity.WARNING,
-       "An `azureml:<name>` reference has no version or label, so the default version is used.",
+       "An `azureml:<name>` reference or a registry URI has no version or label, so the default "
+       "version is used.",
        bad=_env("azureml:sklearn-train"), good=JOB)
 def unpinned_asset_version(document: Document) -> Iterator[Diagnostic]:
     """
     `azureml:<name>` without `:<version>` or `@<label>` is accepted for environments, data,
     models, code and components: the SDK allows a default version (SPEC §3.4,
-    `EXP:cmd_env_noversion`), but the documented forms name one (§12 rule 6). Which version
-    runs then depends on the workspace's state when the job is submitted, so two runs of the
-    same spec can use different environments or data. Pin a version (`azureml:<name>:3`), or say
-    `@latest` when the newest one is what you mean. Computes and datastores have no versions
-    and get no warning.
+    `EXP:cmd_env_noversion`), but the documented forms name one (§12 rule 6). So is a registry
+    URI that stops after the name, `azureml://registries/<registry>/components/<name>` (also
+    environments and models): azure-ai-ml 1.35.2 loads and validates it, and the service
+    resolves the registry's default version. Which version runs then depends on the
+    workspace's (or registry's) state when the job is submitted, so two runs of the same spec
+    can use different environments, components or data. Pin a version (`azureml:<name>:3`,
+    `.../<name>/versions/3`), or say `@latest` (`.../<name>/labels/latest`) when the newest one
+    is what you mean. Computes and datastores have no versions and get no warning.
     """
     for slot, problem, _, unpinned in _references(document):
         if problem is None and unpinned:
             noun = NOUNS.get(slot.role, "asset")
             value = slot.value.strip()
+            if value.startswith(("azureml://", "azureml:/")):
+                base = value.rstrip("/")
+                hint = f"write '{base}/versions/<version>', or '{base}/labels/latest' to follow the newest version"
+            else:
+                hint = f"write '{value}:<version>', or '{value}@latest' to follow the newest version"
             yield document.diagnostic(
                 "AML802", f"{noun} '{value}' has no version or label: the default version is used; pin it",
-                slot.path, hint=f"write '{value}:<version>', or '{value}@latest' to follow the newest version")
+                slot.path, hint=hint)
+
+
+# ----------------------------------------------------------------------------- `file:` references
+FILE_PREFIX = "file:"
+# What a `file:` reference names, per role: the SDK loads these files (YamlFileSchema).
+FILE_ROLES = {"environment": "environment", "component": "component", "pipeline_component": "component"}
+
+
+def _file_slots(document: Document) -> Iterator[Slot]:
+    """Values written in the older `file:<path>` form that name a YAML spec file: an environment,
+    a step's component (or trial), a pipeline job's component, a schedule's import_data."""
+    for slot in slots(document):
+        if slot.local and slot.role in FILE_ROLES and isinstance(slot.value, str) \
+                and slot.value.strip().startswith(FILE_PREFIX):
+            yield slot
+    if document.kind == "schedule":
+        value = _mapping(document.data).get("import_data")
+        if isinstance(value, str) and value.strip().startswith(FILE_PREFIX):
+            yield Slot(("import_data",), value, "import_data")
+
+
+@check("AML810", "file-prefix-reference", Severity.INFO,
+       "An environment, component or data import is named with the older `file:<path>` form.",
+       bad=_env("file:scenarios/command-job/environment.yml"), good=JOB)
+def file_prefix_reference(document: Document) -> Iterator[Diagnostic]:
+    """
+    `environment: file:./env.yml`, `component: file:./train.yml` and `import_data:
+    file:./import.yml` are an older CLI form that azure-ai-ml still reads: the file is loaded
+    in place of the value (`YamlFileSchema.load_from_file`), relative to the spec's folder, so
+    an environment file becomes an inline (anonymous) environment. amllab reads it the same
+    way: a component is linted as its plain path would be (AML516), an environment file is
+    checked as an inline environment (AML811), a data import file as an inline data import
+    (AML648). This info (shown with `-v`) only says the form is old. `code: file:./src` and an
+    input's `path: file:./data` are documented local-path forms and get nothing. Not accepted
+    by the SDK: `create_job: file:./job.yml` ("Not supporting non file for create_job"); write
+    `create_job: ./job.yml`.
+
+    SPEC §3.4 lists the environment forms without `file:`; azure-ai-ml 1.35.2 loads it
+    (`YamlFileSchema`), so the schema accepts it and this rule only informs.
+    """
+    for slot in _file_slots(document):
+        value = slot.value.strip()
+        path = value[len(FILE_PREFIX):]
+        if slot.role == "environment":
+            message = (f"environment '{value}' uses the older `file:` form: the file is read as an inline "
+                       "environment")
+            hint = ("define the environment inline (`image:` or `build:`, `conda_file:`), or register it and "
+                    "write 'azureml:<name>:<version>'")
+        else:
+            noun = FILE_ROLES.get(slot.role, "data import")
+            message = f"{noun} '{value}' uses the older `file:` prefix: it is read as the path '{path}'"
+            hint = f"write '{path}'"
+        yield document.diagnostic("AML810", message, slot.path, severity=Severity.INFO, hint=hint)
+
+
+def _environment_file_problems(document: Document, value: str) -> Iterator[tuple[str, str | None]]:
+    """(problem, hint) for the environment file that ``value`` (`file:<path>`) names."""
+    referenced = resolve(document, value)
+    shown = _shown(document, value[len(FILE_PREFIX):])
+    if not referenced.exists:
+        yield (f"environment file '{value}' does not exist (no file '{shown}')",
+               "the path is resolved against the folder of this spec file")
+        return
+    if referenced.path.is_dir():
+        yield f"environment file '{value}' is a folder", "name the environment's YAML file"
+        return
+    data = referenced.data
+    if referenced.document is None or not isinstance(data, dict):
+        yield (f"environment file '{value}' is not an environment spec (a YAML mapping with `image` or "
+               "`build`)", None)
+        return
+    if "channels" in data or "dependencies" in data:
+        yield (f"environment file '{value}' is a conda file, not an environment: the SDK refuses it "
+               "(\"It looks like you are trying to specify a conda file\")",
+               f"write the environment inline with `image:` and `conda_file: {value[len(FILE_PREFIX):]}`")
+        return
+    for problem in shape_problems(data, "commandJob", "environment", "an environment"):
+        yield f"environment file '{value}': {problem}", None
+    folder = referenced.path.parent
+    conda_text = data.get("conda_file")
+    if isinstance(conda_text, str) and conda_text.strip().startswith(FILE_PREFIX):
+        # Unlike `environment:`, `conda_file:` takes the path as it is: azure-ai-ml 1.35.2 looks
+        # for a file literally named 'file:./conda.yml' ("No such file or directory").
+        yield (f"environment file '{value}': conda_file '{conda_text.strip()}' keeps its `file:` prefix "
+               "as part of the path, so the SDK finds no such file",
+               f"write `conda_file: {conda_text.strip()[len(FILE_PREFIX):]}`")
+        return
+    conda = _local(conda_text)
+    if conda is not None and not (folder / conda).is_file():
+        yield (f"environment file '{value}': conda file '{conda}' does not exist (no file "
+               f"'{_shown(document, os.path.join(os.path.dirname(value[len(FILE_PREFIX):]), conda))}')",
+               "paths in an environment file are resolved against that file's folder")
+    build = data.get("build")
+    context = _local(build.get("path")) if isinstance(build, dict) else None
+    if context is not None and not (folder / context).is_dir():
+        yield (f"environment file '{value}': Docker build context '{context}' is not a folder next to it",
+               "paths in an environment file are resolved against that file's folder")
+
+
+@check("AML811", "environment-file", Severity.ERROR,
+       "The environment file that `environment: file:<path>` names is missing or not an environment.",
+       bad=_env("file:scenarios/command-job/enviroment.yml"), good=JOB)
+def environment_file(document: Document) -> Iterator[Diagnostic]:
+    """
+    With the older `environment: file:<path>` form (AML810) azure-ai-ml loads the named YAML
+    file, relative to the spec's folder, as an inline environment: a missing file fails the
+    load ("No such file or directory"), a conda file in its place is refused ("It looks like
+    you are trying to specify a conda file"), and its keys are those of an inline environment
+    (`image`, `build`, `conda_file`, `os_type`, `inference_config`, plus the `$schema`, `name`,
+    `version`, `description` and `tags` of an environment spec; a `name` and `version` are
+    dropped for anonymous registration). Its `conda_file` and `build.path` are resolved against
+    the environment file's own folder, and `conda_file` takes no `file:` prefix (the SDK would
+    look for a file literally named `file:...`). An environment file is source, so a missing
+    one is an error.
+    """
+    for slot in _file_slots(document):
+        if slot.role != "environment":
+            continue
+        for problem, hint in _environment_file_problems(document, slot.value.strip()):
+            yield document.diagnostic("AML811", problem, slot.path,
+                                      hint=hint or "an environment file holds `image:` or `build:`, and "
+                                                   "optionally `conda_file:`, as an inline environment does")
 
 
 # ----------------------------------------------------------------------------- local paths
@@ -364,8 +500,30 @@ def _exists(document: Document, relative: str) -> Path | None:
         return None
 
 
-WHAT = {"code": "code folder", "data": "input path", "model": "model input path",
-        "includes": "additional include"}
+# Source paths (AML803, an error): they belong in the repository next to the spec.
+WHAT = {"code": "code folder", "includes": "additional include"}
+# Data paths (AML806, a warning): inputs are usually downloaded or generated before a job is
+# submitted, so a fresh checkout does not have them yet.
+DATA_WHAT = {"data": "input", "model": "model input"}
+
+
+def _missing(document: Document, slot: Slot, code: str) -> str | None:
+    """The local path ``slot`` names when nothing is there, for the rule ``code``; None when it
+    exists, is no local path (a reference, URL or binding) or is the other rule's. AML806 takes
+    the data and model input paths, which may be fetched later; AML803 every other local path,
+    and an input path that is an asset id without its prefix. Each path is looked up once."""
+    relative = _local(slot.value)
+    if relative is None:
+        return None
+    fetched_later = slot.role in DATA_WHAT and not _asset_id_without_prefix(relative)
+    if fetched_later != (code == "AML806"):
+        return None
+    return relative if _exists(document, relative) is None else None
+
+
+def _asset_id_without_prefix(relative: str) -> bool:
+    """`/subscriptions/...`: an ARM id that lost its 'azureml:' prefix, never a local path."""
+    return relative.startswith("/subscriptions/")
 
 
 def _path_problems(document: Document) -> Iterator[Diagnostic]:
@@ -375,18 +533,22 @@ def _path_problems(document: Document) -> Iterator[Diagnostic]:
         if slot.role == "inline_env":
             yield from _environment_paths(document, slot)
             continue
-        if slot.role not in WHAT:
+        if slot.role not in WHAT and slot.role not in DATA_WHAT:
             continue
-        relative = _local(slot.value)
+        relative = _missing(document, slot, "AML803")
         if relative is None:
-            continue
-        if _exists(document, relative) is None:
-            hint = "paths are resolved against the folder of this spec file"
-            if relative.startswith("/subscriptions/"):
-                hint = "a registered asset needs the 'azureml:' prefix"
+            continue  # there, not a local path, or data that is not there yet (AML806)
+        what = WHAT.get(slot.role) or f"{DATA_WHAT[slot.role]} path"
+        value = slot.value.strip()
+        if _asset_id_without_prefix(relative):
             yield document.diagnostic(
-                "AML803", f"{WHAT[slot.role]} '{slot.value.strip()}' does not exist: "
-                          f"no file or folder '{_shown(document, relative)}'", slot.path, hint=hint)
+                "AML803", f"{what} '{value}' is an asset id without the 'azureml:' prefix: read as "
+                          "a local path, it does not exist", slot.path,
+                hint=f"write 'azureml:{value}'")
+        else:
+            yield document.diagnostic(
+                "AML803", f"{what} '{value}' does not exist: no file or folder '{_shown(document, relative)}'",
+                slot.path, hint="paths are resolved against the folder of this spec file")
 
 
 def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
@@ -441,22 +603,74 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
                 hint="set `dockerfile_path` to the Dockerfile's path inside the build context")
 
 
+def _code_job(code: str) -> str:
+    return _DATA_JOB.replace("{path}", "azureml:iris-csv:2").replace(
+        "command: python train.py", f"code: {code}\ncommand: python train.py")
+
+
 @check("AML803", "missing-local-path", Severity.ERROR,
-       "A local path (code, data input, conda file, build context, additional include) does not exist.",
-       bad=_DATA_JOB.replace("{path}", "./data/iris.csv"),
-       good=_DATA_JOB.replace("{path}", "azureml:iris-csv:2"))
+       "A local source path (code folder, conda file, Docker build context, additional include) "
+       "does not exist.",
+       bad=_code_job("./src"), good=_code_job("./scenarios/command-job/src"))
 def missing_local_path(document: Document) -> Iterator[Diagnostic]:
     """
     Local paths are resolved against the folder of the YAML file that names them (SPEC §1.2,
-    §12 rule 7), and uploaded when the job is submitted: `code`, a data or model input's `path`
-    (`./data/iris.csv`, `file:./data`), an inline environment's `conda_file` (which must be a
-    conda YAML file) and `build.path` (a folder holding the Dockerfile, `Dockerfile` unless
-    `dockerfile_path` says otherwise), and a component's `additional_includes`. The SDK checks
-    only some of them when loading ("Can't find directory or file in resolved absolute path");
-    a missing input path fails only at upload time. Bindings (`${{parent.inputs.x}}`), URLs
-    and `azureml:` references are not local paths.
+    §12 rule 7), and uploaded when the job is submitted. The source a job is built from belongs
+    in the repository next to the spec, so each of these must exist: `code`, an inline
+    environment's `conda_file` (which must be a conda YAML file) and `build.path` (a folder
+    holding the Dockerfile, `Dockerfile` unless `dockerfile_path` says otherwise), and a
+    component's `additional_includes`. The SDK refuses a missing `code` folder when loading
+    ("Can't find directory or file in resolved absolute path"); a missing component file is
+    AML515's finding and a missing `create_job` file AML640's. Bindings (`${{parent.inputs.x}}`),
+    URLs and `azureml:` references are not local paths.
+
+    A data or model input's local path is data, not source: when it is missing that is
+    AML806's warning (data is usually downloaded or generated before a job is submitted). One
+    exception stays here: an input path that starts with `/subscriptions/` is an asset id that
+    lost its `azureml:` prefix, which no download will ever create.
     """
     yield from _path_problems(document)
+
+
+@check("AML806", "missing-local-data", Severity.WARNING,
+       "A data or model input's local path does not exist yet: submitting the job now would fail.",
+       bad=_DATA_JOB.replace("{path}", "./data/iris.csv"),
+       good=_DATA_JOB.replace("{path}", "azureml:iris-csv:2"),
+       kinds=("commandJob", "sweepJob", "pipelineJob", "pipelineComponent"))
+def missing_local_data(document: Document) -> Iterator[Diagnostic]:
+    """
+    A job input with a local `path` (`./data/iris.csv`, `file:./data`, any `type`: `uri_file`,
+    `uri_folder`, `mltable`, a model type) is uploaded from the folder of the spec when the job
+    is submitted (SPEC §3.2). Training data is rarely kept in git: a `prepare_data.sh`, a
+    notebook cell or a `make_data.py` downloads or generates it first, and Microsoft's own
+    examples reference local data folders that their set-up scripts create. So a missing input
+    path is a warning, not an error: the spec is fine, but submitting it now would fail at the
+    upload (azure-ai-ml does not look when it loads the file, `EXP:cmd_input_local_missing`),
+    and `aml-run` refuses to start the job until the data is there. Steps of a pipeline and
+    the pipeline's own inputs are checked alike. A path that exists gets no finding, and neither
+    do registered assets, datastore URIs, URLs and `${{...}}` bindings.
+
+    Where data must be in place when aml-lint runs (a CI job after the download step), make it
+    an error: `warnings-as-errors = ["AML806"]` in `[tool.amllab.lint]`, or `aml-lint --strict`
+    (every warning). Missing source (`code`, a conda file, a build context, an include) is
+    AML803's error, always.
+
+    SPEC §12 rule 7 lists local input paths among the paths that must exist; real repositories
+    show that this holds at submission, not at lint time, hence the split from AML803.
+    """
+    for slot in slots(document):
+        if not slot.local or slot.role not in DATA_WHAT:
+            continue
+        relative = _missing(document, slot, "AML806")
+        if relative is None:
+            continue
+        name = slot.path[-2]  # (..., "inputs", <name>, "path")
+        yield document.diagnostic(
+            "AML806", f"{DATA_WHAT[slot.role]} '{name}': local path '{slot.value.strip()}' does not "
+                      f"exist yet: the job would fail if submitted now (no file or folder "
+                      f"'{_shown(document, relative)}')", slot.path, severity=Severity.WARNING,
+            hint="create it before you submit (run the step that downloads or generates it), or fix "
+                 "the path: it is resolved against the folder of this spec file")
 
 
 # ----------------------------------------------------------------------------- entry script

@@ -335,33 +335,59 @@ def default_out_of_range(document: Document) -> Iterator[Diagnostic]:
             path + ("default",), hint="change the default or widen the range")
 
 
+def enum_text(value: Any) -> str:
+    """An enum value (or a value compared with one) as the service compares it: as text, with a
+    boolean in any spelling (YAML `True`, `'true'`, `'FALSE'`) reduced to `true`/`false`.
+    azure-ai-ml reads booleans case-insensitively (`Input._parse`: `str(val).lower()`), and
+    the enum parameter schema it keeps for internal components turns every enum value and the
+    default into text with `str()` (SDK `_internal/_schema/input_output.py`), so `True` and
+    `'true'` name one value. Other text is compared exactly, case included."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    text = value if isinstance(value, str) else _shown(value)
+    folded = text.strip().lower()
+    return folded if folded in ("true", "false") else text
+
+
+def enum_contains(options: list, value: Any) -> bool:
+    """Whether ``value`` is one of ``options`` (see :func:`enum_text`)."""
+    return enum_text(value) in {enum_text(option) for option in options}
+
+
+_ENUM_INPUT = COMPONENT.replace("  max_epochs:\n", "  solver:\n    type: string\n    default: sgd\n"
+                                "    enum: [sgd, lbfgs]\n  max_epochs:\n").replace(
+    "  $[[", "  --solver ${{inputs.solver}}\n  $[[")
+
+
 @check("AML535", "default-not-in-enum", Severity.ERROR,
-       "A string input's `default` is not one of its `enum` values.",
-       bad=COMPONENT.replace("  max_epochs:\n", "  solver:\n    type: string\n    default: adam\n"
-                             "    enum: [sgd, lbfgs]\n  max_epochs:\n").replace(
-           "  $[[", "  --solver ${{inputs.solver}}\n  $[["),
-       good=COMPONENT.replace("  max_epochs:\n", "  solver:\n    type: string\n    default: sgd\n"
-                              "    enum: [sgd, lbfgs]\n  max_epochs:\n").replace(
-           "  $[[", "  --solver ${{inputs.solver}}\n  $[["),
+       "A string (or boolean) input's `default` is not one of its `enum` values.",
+       bad=_ENUM_INPUT.replace("default: sgd", "default: adam"), good=_ENUM_INPUT,
        kinds=DEFINITION_KINDS)
 def default_not_in_enum(document: Document) -> Iterator[Diagnostic]:
     """
     `enum` lists the only values a string input accepts; a default outside the list is refused
     by the value check on every run that does not set the input, so the component only works
-    when each caller overrides it (SPEC §6.2, §12 rule 53). Matching is exact, including case.
+    when each caller overrides it (SPEC §6.2, §12 rule 53). Matching is exact, including case,
+    with one exception: booleans and their spellings are one value, compared
+    case-insensitively as azure-ai-ml reads them. `enum: [True, False]` (YAML booleans) with
+    `default: 'true'` (a string) is accepted and runs, so `'true'`, `True` and `'TRUE'` all
+    match `True`; the unquoted booleans themselves are AML547. A `boolean` input may carry an
+    `enum` too (the SDK keeps it), and is compared the same way.
     """
     for path, name, port, kind in _typed_inputs(document):
         enum = port.get("enum")
-        if kind != "string" or "default" not in port or not isinstance(enum, list) or not enum:
+        if kind not in ("string", "boolean") or "default" not in port or not isinstance(enum, list) or not enum:
             continue
         default = port["default"]
         if isinstance(default, (dict, list)) or default is None:
             continue
-        if default in enum or _shown(default) in enum:
+        if enum_contains(enum, default):
             continue
-        allowed = ", ".join(str(v) for v in enum)
+        if kind == "boolean" and _default_problem(kind, default):
+            continue  # not a boolean at all: AML532
+        allowed = ", ".join(_shown(v) for v in enum)
         message = f"default '{_shown(default)}' of input '{name}' is not one of its enum values ({allowed})"
-        close = closest(_shown(default), enum)
+        close = closest(_shown(default), [_shown(v) for v in enum])
         hint = f"use '{close}'" if close else "use one of the enum values, or add the default to `enum`"
         yield document.diagnostic("AML535", message, path + ("default",), hint=hint)
 
@@ -772,3 +798,43 @@ def early_available_without_control(document: Document) -> Iterator[Diagnostic]:
                     f"rejects it (\"Early available output '{name}' requires is_control as True\")",
                     path + ("outputs", name, "early_available"), key=True,
                     hint="add `is_control: true` to the output, or remove `early_available`")
+
+
+# ----------------------------------------------------------------------------- enum values
+@check("AML547", "boolean-enum-value", Severity.WARNING,
+       "An input's `enum` lists unquoted `True`/`False`, which YAML reads as booleans, not strings.",
+       bad=_ENUM_INPUT.replace("    default: sgd\n    enum: [sgd, lbfgs]\n",
+                               "    default: 'true'\n    enum: [True, False]\n"),
+       good=_ENUM_INPUT.replace("    default: sgd\n    enum: [sgd, lbfgs]\n",
+                                "    default: 'true'\n    enum: ['True', 'False']\n"),
+       kinds=DEFINITION_KINDS)
+def boolean_enum_value(document: Document) -> Iterator[Diagnostic]:
+    """
+    An `enum` is a list of strings, but YAML reads an unquoted `True`, `False`, `yes` or `no`
+    as a boolean. Specs with `enum: [True, False]` and `default: 'true'` are accepted and run
+    (the values are used as the text `True`/`False`, and the default matches them
+    case-insensitively, AML535), so this is never an error. It is a warning because the
+    documented form is a list of strings and azure-ai-ml 1.35.2's component schema, used by
+    `az ml component create` and when a pipeline loads the file, refuses a boolean there
+    ("Not a valid string.", SPEC §6.2). Quote the values: `enum: ['True', 'False']`, or make
+    the input `type: boolean`, which takes only true and false anyway.
+    """
+    for path, name, port, kind in _typed_inputs(document):
+        enum = port.get("enum")
+        if not isinstance(enum, list):
+            continue
+        flags = [index for index, value in enumerate(enum) if isinstance(value, bool)]
+        if not flags:
+            continue
+        shown = ", ".join("True" if enum[i] else "False" for i in flags)
+        plural = len(flags) > 1
+        quoted = ", ".join(f"'{'True' if enum[i] else 'False'}'" for i in flags)
+        yield document.diagnostic(
+            "AML547", f"enum value{'s' if plural else ''} {shown} of input '{name}' "
+            f"{'are YAML booleans' if plural else 'is a YAML boolean'}, not {'strings' if plural else 'a string'}: "
+            f"the service takes {'them' if plural else 'it'} as text, but azure-ai-ml's component schema "
+            f"refuses {'them' if plural else 'it'} (\"Not a valid string.\")",
+            path + ("enum", flags[0]), severity=Severity.WARNING,
+            hint=f"quote {'them' if plural else 'it'}: {quoted}"
+                 + (", or drop `enum`: a boolean input takes only true and false" if kind == "boolean"
+                    else ", or declare the input `type: boolean`"))

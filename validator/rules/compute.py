@@ -191,7 +191,9 @@ def _steps(document: Document, data: dict, kind: str) -> Iterator[Holder]:
                 compute, compute_path = settings.get("default_compute"), ("settings", "default_compute")
         if compute is None:
             compute_path = None
-        serverless = _serverless(compute, False)
+        # Nothing named anywhere: a pipeline job's step runs on serverless compute (AML517); a
+        # pipeline component's steps get their compute from the job that runs the component.
+        serverless = _serverless(compute, kind == "pipelineJob")
         node_type = node.get("type")
         key = "trial" if node_type == "sweep" else "component"
         definition = node.get(key)
@@ -677,9 +679,12 @@ def serverless_compute(document: Document) -> Iterator[Diagnostic]:
     """
     Without `compute:`, command and sweep jobs run on serverless compute: by default a single
     CPU node that Azure ML picks by quota, cost and disk size, on the dedicated tier, in the
-    workspace's region. `resources.instance_type` and `instance_count` choose the VM size and
-    node count, and `queue_settings.job_tier` chooses dedicated or spot (SPEC §3.5; the command
-    job reference still says the default is `local`, see §11 row 1).
+    workspace's region ("Model training on serverless compute": "When `compute` isn't
+    specified for a job, the job runs on serverless compute"). `resources.instance_type` and
+    `instance_count` choose the VM size and node count, and `queue_settings.job_tier` chooses
+    dedicated or spot (SPEC §3.5; the command job reference still says the default is `local`,
+    see §11 row 1). Nothing is missing, so this is a fact (info), never a finding; the same
+    holds for a pipeline step that names no compute (AML517).
     """
     data = _mapping(document.data)
     if "compute" in data:

@@ -19,6 +19,7 @@ from ..suggest import closest
 from ._base import check
 from ._values import mapping as _mapping
 from ._values import sdk_number
+from .components import enum_contains
 
 PIPELINES = ("pipelineJob", "pipelineComponent")
 
@@ -950,21 +951,45 @@ def component_file_not_found(document: Document) -> Iterator[Diagnostic]:
                                   hint="paths are relative to the folder of this file")
 
 
+# Keys of a referenced component file that the SDK drops: a component file named by a step is
+# loaded with the anonymous schema (SDK `_schema/component/command_component.py`
+# ComponentFileRefField, `_schema/pipeline/pipeline_component.py` PipelineComponentFileRefField),
+# whose `AnonymousAssetSchema` (`_schema/assets/asset.py`) pops `name` and `version` before
+# validation and registers the component under a generated name.
+ANONYMOUS_KEYS = ("name", "version")
+
+
+def breaks_the_pipeline(diagnostic: Diagnostic) -> bool:
+    """Whether an error of a referenced component file matters where a pipeline step uses it:
+    everything except findings about its own top-level `name` and `version`."""
+    pointer = diagnostic.pointer
+    return not any(pointer == f"/{key}" or pointer.startswith(f"/{key}/") for key in ANONYMOUS_KEYS)
+
+
 @check("AML516", "component-file-has-errors", Severity.ERROR,
-       "A step's component file has errors of its own.",
+       "A step's component file has errors of its own that break the pipeline.",
        bad=_file_step("AML516", "prep_broken.yml"), good=_file_step("AML516", "prep.yml"), kinds=PIPELINES)
 def component_file_has_errors(document: Document) -> Iterator[Diagnostic]:
     """
     The component file is linted on its own (once, however many steps use it), and its errors
     are summed up at the reference, so that a pipeline is not reported clean while a component
-    it runs would be refused. Run amllab on the component file to see every error. The
-    example's file is one of amllab's test files (the path is relative to the repository root).
+    it runs would be refused. Run amllab on the component file to see every error.
+
+    Only errors that break the pipeline count here. A component file used by a step is
+    registered anonymously: azure-ai-ml loads it with its anonymous component schema, which
+    drops the file's `name` and `version` (logging "the provided asset name ... will not be used
+    for anonymous registration") and generates both. So a missing or invalid `name` (AML102,
+    AML530) or a `version` problem is not an error of the pipeline, although the same file
+    linted on its own still gets it, since `az ml component create` would register it under
+    that name. The example's file is one of amllab's test files (the path is relative to the
+    repository root).
     """
     for where, definition in _local_definitions(document):
         referenced = definition.referenced
         if referenced is None or not referenced.exists or referenced.path.is_dir() or definition.is_job:
             continue
-        problems = sorted(referenced.problems(), key=lambda d: (d.line, d.column))
+        problems = sorted((d for d in referenced.problems() if breaks_the_pipeline(d)),
+                          key=lambda d: (d.line, d.column))
         if not problems:
             continue
         first = problems[0]
@@ -982,9 +1007,26 @@ def _has_value(value: Any) -> bool:
     return value is not None and value != ""
 
 
-def _steps_without_compute(document: Document, jobs: Any, seen: frozenset) -> list[str]:
-    """Names (``outer.inner`` inside sub-pipelines) of steps that get no compute."""
-    missing: list[str] = []
+def _serverless_spark(node: dict) -> bool:
+    """A spark step that chooses its own serverless Spark pool (`resources.instance_type`, with
+    `runtime_version`) instead of a compute. azure-ai-ml skips its compute check for a spark
+    node as soon as it has `resources` (SDK `entities/_builders/spark.py`,
+    `_skip_required_compute_missing_validation`)."""
+    return isinstance(node.get("resources"), dict)
+
+
+@dataclass
+class _NoCompute:
+    """Steps (``outer.inner`` inside sub-pipelines) that name no compute: ``steps`` run on
+    serverless compute, ``spark`` are spark steps that have no `resources` either."""
+
+    steps: list[str] = field(default_factory=list)
+    spark: list[str] = field(default_factory=list)
+
+
+def _steps_without_compute(document: Document, jobs: Any, seen: frozenset,
+                           found: _NoCompute | None = None, prefix: str = "") -> _NoCompute:
+    found = found if found is not None else _NoCompute()
     for name, node in _mapping(jobs).items():
         if not isinstance(node, dict) or _has_value(node.get("compute")):
             continue
@@ -995,56 +1037,135 @@ def _steps_without_compute(document: Document, jobs: Any, seen: frozenset) -> li
             if (definition.kind != "pipelineComponent" or referenced is None
                     or referenced.document is None or referenced.path in seen):
                 continue  # unknown here (registered, unreadable, or circular): not our call
-            inner = _steps_without_compute(referenced.document, definition.data.get("jobs"),
-                                           seen | {referenced.path})
-            missing.extend(f"{name}.{n}" for n in inner)
-            continue
-        missing.append(str(name))
-    return missing
+            _steps_without_compute(referenced.document, definition.data.get("jobs"),
+                                   seen | {referenced.path}, found, f"{prefix}{name}.")
+        elif step_type == "spark":
+            if not _serverless_spark(node):
+                found.spark.append(f"{prefix}{name}")
+        elif step_type in ("command", "sweep", "parallel", "automl"):
+            found.steps.append(f"{prefix}{name}")
+    return found
 
 
-@check("AML517", "no-compute", Severity.ERROR,
-       "A pipeline step has no compute: not its own, not the pipeline's, not `settings.default_compute`.",
+def _pipeline_compute(document: Document) -> bool:
+    data = _mapping(document.data)
+    return _has_value(data.get("compute")) or _has_value(_mapping(data.get("settings")).get("default_compute"))
+
+
+_SERVERLESS_HINT = ("to say so, write `settings.default_compute: azureml:serverless` (azure-ai-ml's own "
+                    "check, run by `az ml job create`, still reports \"Compute not set\" without it); "
+                    "or name a cluster with `compute: azureml:<cluster>`")
+
+
+@check("AML517", "no-compute", Severity.INFO,
+       "A pipeline step names no compute, nor does the pipeline, so it runs on serverless compute.",
        bad=PIPELINE.replace("settings:\n  default_compute: azureml:cpu-cluster\n", ""), good=PIPELINE,
        kinds=("pipelineJob",))
 def no_compute(document: Document) -> Iterator[Diagnostic]:
     """
     Each step runs on its own `compute`, else on the pipeline job's `compute`, else on
-    `settings.default_compute` (which may be `azureml:serverless`). With none of them,
-    azure-ai-ml's validation fails with "Compute not set" (SPEC §5.2, §12 rule 47). Steps of
-    sub-pipelines count too: a sub-pipeline step needs each of its inner steps to have one.
-    Pipeline *components* are exempt: their compute comes from the job that runs them. The form
-    of `default_compute` is checked by the compute family (AML4xx).
+    `settings.default_compute`. With none of them, today's service runs the step on
+    serverless compute, as it runs a command job that names no compute (DOC
+    how-to-use-serverless-compute: a single node on a CPU VM that Azure ML picks by quota,
+    cost and disk size, dedicated tier; `resources.instance_type`/`instance_count` on the step
+    choose otherwise). Issue 10 found Microsoft's example pipelines that name no compute
+    running this way, so this is a fact, not a finding. Steps of sub-pipelines count too, and
+    so do the steps of a pipeline component that a job runs as a whole (`component:` at the
+    top). A spark step does not take a compute at all when it has `resources` (serverless
+    Spark: `instance_type` and `runtime_version`); one with neither is AML520. Steps of other
+    types (import, data_transfer) are not judged here. Pipeline *components* are exempt: their
+    compute comes from the job that runs them. The form of `default_compute` is checked by the
+    compute family (AML4xx).
+
+    Correction to SPEC §5.2 and §12 rule 47, which call a missing compute an error: that is
+    azure-ai-ml's client-side check (`_validate()` reports `jobs.<step>.compute: Compute not
+    set` for command, sweep and parallel steps, and `az ml job create` runs it unless given
+    `--skip-validation`), not the service's. The documented way to ask for serverless compute
+    in a pipeline is `settings.default_compute: azureml:serverless`, which satisfies both, and
+    the message suggests it.
     """
-    data = _mapping(document.data)
-    if _has_value(data.get("compute")) or _has_value(_mapping(data.get("settings")).get("default_compute")):
+    if _pipeline_compute(document):
         return
-    hint = ("set `settings.default_compute` (for example `azureml:cpu-cluster` or `azureml:serverless`), "
-            "or `compute:` on the step")
+    data = _mapping(document.data)
     for name, node in _mapping(data.get("jobs")).items():
         if not isinstance(node, dict):
             continue
-        missing = _steps_without_compute(document, {name: node}, frozenset())
+        missing = _steps_without_compute(document, {name: node}, frozenset()).steps
         if not missing:
             continue
         if missing == [str(name)]:
-            message = (f"no compute for step '{name}': the step sets no `compute`, and the pipeline has "
-                       "neither `compute` nor `settings.default_compute`")
+            message = (f"step '{name}' runs on serverless compute: it names no `compute`, and the pipeline "
+                       "has neither `compute` nor `settings.default_compute`")
         else:
             inner = ", ".join(m.split(".", 1)[1] for m in missing)
-            message = (f"no compute for step '{name}': steps of its sub-pipeline ({inner}) set no `compute`, "
-                       "and the pipeline has neither `compute` nor `settings.default_compute`")
-        yield document.diagnostic("AML517", message, ("jobs", name), key=True, hint=hint)
+            message = (f"the steps of sub-pipeline '{name}' ({inner}) run on serverless compute: they name no "
+                       "`compute`, and the pipeline has neither `compute` nor `settings.default_compute`")
+        yield document.diagnostic("AML517", message, ("jobs", name), key=True, hint=_SERVERLESS_HINT)
     top = _top_level(document)
     if top is not None and top.kind == "pipelineComponent" and top.referenced is not None \
             and top.referenced.document is not None and top.data is not None:
         missing = _steps_without_compute(top.referenced.document, top.data.get("jobs"),
-                                         frozenset({top.referenced.path}))
+                                         frozenset({top.referenced.path})).steps
         if missing:
             yield document.diagnostic(
-                "AML517", f"no compute for the steps of {top.describe()} ({', '.join(missing)}): they set "
-                "no `compute`, and this job has neither `compute` nor `settings.default_compute`",
-                ("component",), hint="set `settings.default_compute` (for example `azureml:cpu-cluster`)")
+                "AML517", f"the steps of {top.describe()} ({', '.join(missing)}) run on serverless compute: "
+                "they name no `compute`, and this job has neither `compute` nor `settings.default_compute`",
+                ("component",), hint=_SERVERLESS_HINT)
+
+
+SPARK_STEP = """\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+jobs:
+  wrangle:
+    type: spark
+    code: azureml:wrangle-src:1
+    entry:
+      file: wrangle.py
+    args: --rows 1000
+    conf:
+      spark.driver.cores: 1
+      spark.driver.memory: 2g
+      spark.executor.cores: 2
+      spark.executor.memory: 2g
+      spark.executor.instances: 2
+    resources:
+      instance_type: standard_e4s_v3
+      runtime_version: "3.4"
+"""
+
+
+@check("AML520", "spark-step-without-compute", Severity.ERROR,
+       "A spark step has neither a compute nor `resources`, and the pipeline gives it no compute.",
+       bad=SPARK_STEP.replace("    resources:\n      instance_type: standard_e4s_v3\n"
+                              "      runtime_version: \"3.4\"\n", ""),
+       good=SPARK_STEP, kinds=("pipelineJob",))
+def spark_step_without_compute(document: Document) -> Iterator[Diagnostic]:
+    """
+    A spark step runs on an attached Synapse Spark pool (`compute: azureml:<pool>`) or on
+    serverless Spark, which it sizes itself with `resources` (`instance_type`, such as
+    `standard_e4s_v3`, and `runtime_version`). Unlike a command step, it has no serverless
+    default to fall back on: with neither, azure-ai-ml stops with "Compute not set" (it skips
+    that check for a spark node only when the node has `resources`, SDK
+    `entities/_builders/spark.py`), and there is no Spark pool to run it on. Steps of
+    sub-pipelines count too.
+    """
+    if _pipeline_compute(document):
+        return
+    for name, node in _mapping(_mapping(document.data).get("jobs")).items():
+        if not isinstance(node, dict):
+            continue
+        missing = _steps_without_compute(document, {name: node}, frozenset()).spark
+        if not missing:
+            continue
+        where = f"step '{name}'" if missing == [str(name)] else \
+            f"spark step{'s' if len(missing) > 1 else ''} {', '.join(repr(m.split('.', 1)[1]) for m in missing)} " \
+            f"of sub-pipeline '{name}'"
+        yield document.diagnostic(
+            "AML520", f"{where}: a spark step needs `compute:` (an attached Spark pool) or `resources` "
+            "(serverless Spark), and the pipeline gives it no compute", ("jobs", name), key=True,
+            hint="add `resources: {instance_type: standard_e4s_v3, runtime_version: \"3.4\"}` for serverless "
+                 "Spark, or `compute: azureml:<spark-pool>`")
 
 
 # ----------------------------------------------------------------------------- malformed bindings
@@ -1115,7 +1236,7 @@ def literal_problem(port_type: str, spec: dict, value: Any) -> str | None:
         return None
     if port_type == "string":
         options = spec.get("enum")
-        if isinstance(options, list) and options and str(value) not in [str(o) for o in options]:
+        if isinstance(options, list) and options and not enum_contains(options, value):
             return f"allows only {', '.join(repr(str(o)) for o in options)}, but the step gives it {shown}"
     return None
 

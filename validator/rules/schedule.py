@@ -1,6 +1,14 @@
 """AML6xx: schedules — the cron expression, the recurrence pattern, time zones, start and end
 times, and what `create_job` points at (SPEC §7, §11.10-11, §12 rules 60-65).
 
+A schedule runs one of three actions: `create_job` (a job), `import_data` (a data import) or
+`create_monitor` (a model monitor). SPEC §7 describes only the first; azure-ai-ml loads the
+other two as ImportDataSchedule and MonitorSchedule (`Schedule._resolve_cls_and_type` picks the
+class by key), and Microsoft's examples use them (`EXM:cli/assets/data/simple_import_schedule.yml`,
+`EXM:cli/monitoring/out-of-box-monitoring.yaml`). Their triggers are checked exactly like a job
+schedule's; the shape of their bodies is the schema's (AML1xx), and AML648/AML649 cover the
+data import file and the monitor's unchecked parts.
+
 Keys the reference page spells differently (`timezone`, `pattern`), types, enums and required
 keys are the schema's (AML1xx); these rules check what the schema cannot: values inside the
 cron string, ranges, combinations, and the job file a schedule would create jobs from.
@@ -22,6 +30,7 @@ from ..loader import Document, Path_
 from ..references import Referenced, is_local_path, resolve
 from ..suggest import closest
 from ._base import check
+from ._shape import problems as shape_problems
 from ._values import mapping as _mapping
 
 KINDS = ("schedule",)
@@ -942,15 +951,19 @@ def job_name_site(document: Document) -> Iterator[Diagnostic]:
     `${{name}}`, the name of the job a trigger creates, is documented for output paths
     (SPEC §7.3: "allowed in pipeline outputs paths"), where it gives every run its own
     folder. Microsoft's cron-with-settings example also passes it as an input value
-    (`EXM:cli/schedules/cron-with-settings-job-schedule.yml`), so inputs are not reported.
-    Elsewhere (tags, names, settings, the schedule's own fields) it is not documented to be
-    resolved and may stay literal text.
+    (`EXM:cli/schedules/cron-with-settings-job-schedule.yml`), so inputs are not reported, nor
+    is the `path` of an inline `import_data`, where the data import examples put it
+    (`EXM:cli/assets/data/data_import_schedule_database_inline.yml`). Elsewhere (tags, names,
+    settings, the schedule's own fields) it is not documented to be resolved and may stay
+    literal text.
     """
     for where, template, reference in _references(document, "name"):
         if reference.parts != ("name",):
             continue
         if where[:2] in (("create_job", "outputs"), ("create_job", "inputs")):
             continue
+        if where == ("import_data", "path"):
+            continue  # where the data import examples put it
         span = document.locate_text(where, reference.text, _occurrence(template.text, reference.start, reference.text))
         yield document.diagnostic(
             "AML646", f"'{reference.text}' is documented only in output paths of create_job; here it may stay "
@@ -997,6 +1010,126 @@ def unknown_override_port(document: Document) -> Iterator[Diagnostic]:
             yield document.diagnostic(
                 "AML647", message, ("create_job", section, name), key=True, severity=Severity.WARNING,
                 hint=f"the job declares {section}: {known}; an unknown one is added without effect")
+
+
+# ----------------------------------------------------------------------------- import_data, create_monitor
+IMPORT_INLINE = """\
+$schema: https://azuremlschemas.azureedge.net/latest/schedule.schema.json
+name: nightly_orders_import
+trigger:
+  type: cron
+  expression: "30 1 * * *"
+  time_zone: UTC
+import_data:
+  type: mltable
+  name: orders_snapshot
+  path: azureml://datastores/workspaceblobstore/paths/imports/orders/
+  source:
+    type: database
+    query: select * from orders
+    connection: azureml:orders_db
+"""
+
+MONITOR = """\
+$schema: https://azuremlschemas.azureedge.net/latest/monitorSchedule.schema.json
+name: churn_model_monitor
+trigger:
+  type: recurrence
+  frequency: day
+  interval: 1
+  schedule:
+    hours: 4
+    minutes: 0
+create_monitor:
+  compute:
+    instance_type: standard_e4s_v3
+    runtime_version: "3.4"
+  monitoring_target:
+    ml_task: classification
+    endpoint_deployment_id: azureml:churn-endpoint:blue
+"""
+
+
+def _import_file(document: Document) -> tuple[str, Referenced | None] | None:
+    """The `import_data` file reference and what it resolves to (None: not a local path)."""
+    value = _mapping(document.data).get("import_data")
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    return text, resolve(document, text) if is_local_path(text) else None
+
+
+@check("AML648", "import-data-file", Severity.ERROR,
+       "The data import file that `import_data` names is missing or is not a data import.",
+       bad=IMPORT_INLINE.split("import_data:")[0] + "import_data: ./imports/orders_import.yml\n",
+       good=IMPORT_INLINE, kinds=KINDS)
+def import_data_file(document: Document) -> Iterator[Diagnostic]:
+    """
+    `import_data` is a data import written inline or the path of a YAML file holding one,
+    resolved against the schedule file's folder (`EXM:cli/assets/data/simple_import_schedule.yml`
+    names `./snowflake-import.yml`). azure-ai-ml reads the file when it loads the schedule
+    (`ImportDataFileRefField`), so a missing file, or one that is not a data import (`name`,
+    `path` for the imported data, `source` with `type: database` and a `query`, or
+    `type: file_system` and a `path`, and a `connection`), stops the schedule from being
+    created. The file's content is checked as the inline form is; an `azureml:` reference is
+    not a form `import_data` takes. The older `file:./import.yml` form is read too (AML810).
+    """
+    found = _import_file(document)
+    if found is None:
+        return
+    reference, referenced = found
+    where = ("import_data",)
+    if referenced is None:
+        yield document.diagnostic(
+            "AML648", f"import_data '{reference}' is not a file: import_data is the path of a data import "
+                      "YAML file or an inline data import", where,
+            hint="write the data import inline (type, name, path, source) or point at its YAML file")
+        return
+    shown = _shown_path(document, reference)
+    if not referenced.exists:
+        yield document.diagnostic("AML648", f"data import file '{reference}' does not exist (resolved to {shown})",
+                                  where, hint="the path is relative to the schedule file's folder")
+        return
+    if referenced.path.is_dir() or referenced.document is None:
+        what = "a folder" if referenced.path.is_dir() else "not readable YAML"
+        yield document.diagnostic("AML648", f"data import file '{reference}' is {what} (resolved to {shown})",
+                                  where, hint="name the data import's YAML file")
+        return
+    for problem in shape_problems(referenced.data, "schedule", "dataImport", "a data import"):
+        yield document.diagnostic("AML648", f"data import file '{reference}': {problem}", where,
+                                  hint="a data import has name, path (where the data lands) and source "
+                                       "(type, connection and a query or path)")
+
+
+@check("AML649", "monitor-signals-unchecked", Severity.INFO,
+       "The settings of a monitor's signals are not checked (only their type).",
+       bad=MONITOR + "  monitoring_signals:\n    drift:\n      type: data_drift\n"
+                     "      features:\n        top_n_feature_importance: 10\n",
+       good=MONITOR, kinds=KINDS)
+def monitor_signals_unchecked(document: Document) -> Iterator[Diagnostic]:
+    """
+    A model monitor (`create_monitor`) is checked for its shape: `compute` (serverless Spark,
+    `instance_type` and `runtime_version`), `monitoring_target` (`ml_task`,
+    `endpoint_deployment_id`, `model_id`), `alert_notification`, and the `type` of each
+    monitoring signal (`data_drift`, `data_quality`, `prediction_drift`,
+    `feature_attribution_drift`, `model_performance`, `custom`, `generation_safety_quality`,
+    `generation_token_statistics`). A signal's own settings (`reference_data`,
+    `production_data`, `features`, `metric_thresholds`...) have a shape per signal type and
+    per service version that amllab does not model; this info (shown with `-v`) names the
+    signals left to `az ml schedule create` to check.
+    """
+    monitor = _mapping(document.data).get("create_monitor")
+    signals = _mapping(monitor).get("monitoring_signals") if isinstance(monitor, dict) else None
+    if not isinstance(signals, dict):
+        return
+    names = [str(name) for name, signal in signals.items() if isinstance(signal, dict) and len(signal) > 1]
+    if not names:
+        return
+    shown = ", ".join(f"'{name}'" for name in names)
+    yield document.diagnostic(
+        "AML649", f"the settings of monitoring {'signal' if len(names) == 1 else 'signals'} {shown} are not "
+                  "checked by amllab beyond their type", ("create_monitor", "monitoring_signals"), key=True,
+        severity=Severity.INFO, hint="`az ml schedule create` validates them against the service's schema")
 
 
 __all__ = ["parse_datetime"]

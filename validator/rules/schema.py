@@ -24,8 +24,10 @@ declare(
     "A required key is missing.",
     doc="""
     For example a command job's `command` and `environment`, a sweep's `objective` and
-    `limits.max_total_trials`, a component's `name`, a schedule's `trigger` and `create_job`.
-    The SDK crashes on some of these (a schedule without `trigger` raises a `TypeError`).
+    `limits.max_total_trials`, a component's `name`, a schedule's `trigger`, a monitor's
+    `compute`, a data import's `source`. The SDK crashes on some of these (a schedule without
+    `trigger` raises a `TypeError`). A schedule without any action (`create_job`, `import_data`
+    or `create_monitor`) is AML107's: it needs one of three keys.
     """,
     bad=JOB.replace("environment: azureml:sklearn-train:2\n", ""),
     good=JOB, stage="schema")
@@ -61,7 +63,8 @@ declare(
     doc="""
     A registered environment is `azureml:<name>:<version>`, `azureml:<name>@latest` or a registry
     path `azureml://registries/<registry>/environments/<name>/versions/<version>`. Without the
-    `azureml:` prefix the SDK fails with three unrelated union errors.
+    `azureml:` prefix the SDK fails with three unrelated union errors. The older
+    `file:<path>` form, naming an environment YAML file, is accepted (AML810, AML811).
     """,
     bad=JOB.replace("azureml:sklearn-train:2", "sklearn-train:2"),
     good=JOB, stage="schema")

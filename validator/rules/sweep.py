@@ -962,26 +962,30 @@ def bandit_without_slack(document: Document) -> Iterator[Diagnostic]:
                 hint="add `slack_factor: 0.1` (10% below the best) or `slack_amount: 0.05`")
 
 
-@check("AML325", "bandit-both-slacks", Severity.WARNING,
+@check("AML325", "bandit-both-slacks", Severity.ERROR,
        "A bandit policy sets both `slack_factor` and `slack_amount`.",
        bad=BANDIT.replace("  slack_factor: 0.1\n", "  slack_factor: 0.1\n  slack_amount: 0.05\n"),
        good=BANDIT, kinds=SWEEP_KINDS)
 def bandit_both_slacks(document: Document) -> Iterator[Diagnostic]:
     """
-    The docs require exactly one of `slack_factor` and `slack_amount` (the v1 SDK refused both:
-    "exactly one of slack factor or slack amount to be set"). azure-ai-ml sends both, and which
-    one the service applies is not documented. An azure-ai-ml test sets both, so this is a
-    warning (SPEC §4.7, §11 row 7, §12 rule 37).
+    A bandit policy cancels a trial that falls more than one slack behind the best trial:
+    either a ratio (`slack_factor`, cancel below B / (1 + s)) or a distance (`slack_amount`,
+    cancel below B - a). The docs require exactly one of them (SPEC §4.7, §11 row 7, §12 rule
+    37) and the v1 SDK refused both ("exactly one of slack factor or slack amount to be set"):
+    the policy has one threshold, and which of two the service would use is documented
+    nowhere. So both is an error, like neither (AML324), and `aml-run` refuses it as well.
+    azure-ai-ml does not stop it (its `BanditPolicy` defaults each slack to 0 and sends both):
+    the docs, not that gap, are the contract here.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)
         if kind == "bandit" and policy.get("slack_factor") is not None \
                 and policy.get("slack_amount") is not None:
             yield document.diagnostic(
-                "AML325", "the bandit policy sets both slack_factor and slack_amount: the docs require "
-                "exactly one, and which one the service applies is undocumented",
-                path + ("slack_amount",), key=True, severity=Severity.WARNING,
-                hint="keep slack_factor (a ratio) or slack_amount (a metric difference), not both")
+                "AML325", "the bandit policy sets both slack_factor and slack_amount: a bandit policy "
+                "takes exactly one slack", path + ("slack_amount",), key=True,
+                hint="keep slack_factor (a ratio of the best metric) or slack_amount (a metric "
+                     "difference), not both")
 
 
 @check("AML326", "bandit-slack-not-positive", Severity.ERROR,
