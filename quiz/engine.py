@@ -100,7 +100,9 @@ class Feedback:
         if self.correct or not self.chosen_wrong:
             return None
         key, text, why = self.chosen_wrong[0]
-        return (f"You chose {key}) {text}. {why} The answer is {self.question.answer_text()}.")
+        # Option texts may end in a full stop themselves; one is enough.
+        return (f"You chose {key}) {text.rstrip('.')}. {why} The answer is "
+                f"{self.question.answer_text().rstrip('.')}.")
 
     @property
     def previous_contrast(self) -> str | None:
@@ -180,6 +182,15 @@ class Session:
         if self.done:
             self.progress.end_session(self.session_id, self.summary(), now=self.clock())
         return self.current
+
+    def per_domain(self) -> dict[str, DomainScore]:
+        """Right answers per domain among the answers given so far, in the order of DOMAINS."""
+        tally: dict[str, list[int]] = {}
+        for feedback in self.results:
+            counts = tally.setdefault(feedback.question.domain, [0, 0])
+            counts[0] += feedback.correct
+            counts[1] += 1
+        return {d: DomainScore(*tally[d]) for d in DOMAINS if d in tally}
 
     def summary(self) -> dict[str, Any]:
         right = sum(f.correct for f in self.results)
@@ -451,6 +462,11 @@ class Trainer:
         return Session("review", due[:count] if count else due, self.progress, self.clock)
 
     def exam(self, count: int = EXAM_QUESTIONS, seconds: float | None = None) -> ExamSession:
+        """A new exam. An unfinished one is closed as abandoned first (its answers stay on
+        record, ungraded), so it cannot come back later to grade its unanswered questions."""
+        stale = self.progress.unfinished("exam")
+        if stale is not None:
+            self.progress.end_session(stale["id"], {"abandoned": True}, now=self.clock())
         available = {d: len(self.bank.in_domain(d)) for d in DOMAINS}
         plan = exam_plan(count, available)
         chosen: list[Question] = []

@@ -224,7 +224,8 @@ class Plain:
         self.say(f"{stats.answered} answers, {stats.accuracy}% right, streak {stats.streak} day(s)")
         for session in stats.sessions[:10]:
             summary = session["summary"] or {}
-            shown = (f"score {summary['score']}" if "score" in summary
+            shown = ("abandoned for a new exam" if summary.get("abandoned")
+                     else f"score {summary['score']}" if "score" in summary
                      else f"{summary.get('correct', 0)}/{summary.get('answered', 0)} right")
             self.say(f"  #{session['id']} {session['mode']}: {shown if session['ended'] else 'unfinished'}")
 

@@ -162,6 +162,18 @@ def test_an_interrupted_exam_resumes_as_it_was(tmp_path: Path, clock: Clock) -> 
     assert Trainer(bank, Progress(tmp_path), clock=clock).unfinished_exam() is None
 
 
+def test_a_new_exam_abandons_the_unfinished_one(trainer: Trainer) -> None:
+    first = trainer.exam(4)
+    first.select("b")
+    second = trainer.exam(4)
+    assert trainer.unfinished_exam().session_id == second.session_id
+    second.submit()
+    assert trainer.unfinished_exam() is None
+    old = next(s for s in trainer.progress.sessions() if s["id"] == first.session_id)
+    assert old["ended"] is not None and old["summary"] == {"abandoned": True}
+    assert trainer.progress.answers(session_id=first.session_id) == []  # nothing graded
+
+
 # ----------------------------------------------------------------------------- FSRS and modes
 
 

@@ -1,0 +1,210 @@
+"""``aml-quiz``'s Textual app: ``QuizApp(trainer, mode=..., domain=..., count=...).run()``.
+
+The app only routes: the home screen picks a mode, :meth:`QuizApp.start_mode` asks the
+:class:`quiz.engine.Trainer` for the session and shows its first question; every decision
+(what to ask, grading, timing, scheduling, saving) is the engine's.
+
+Keys: every binding has an id (``exam.flag``, ``question.submit`` ...; the help screen lists
+them), so a user can remap keys with Textual's keymap: ``keymap.toml`` in the data folder
+(``exam.flag = "ctrl+f"``), or the ``keymap`` argument.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator
+from functools import partial
+from typing import Any
+
+from textual.app import App
+from textual.binding import Binding
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.screen import Screen
+
+from .bank import DOMAINS
+from .engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, Trainer
+
+KEYMAP_FILE = "keymap.toml"
+MODES = ("practice", "exam", "review", "drill", "missed", "stats", "help", "resume")
+
+
+class ModeCommands(Provider):
+    """The command palette's entries: every mode (and each domain's drill)."""
+
+    def commands(self) -> Iterator[tuple[str, str, Any]]:
+        app = self.app
+        assert isinstance(app, QuizApp)
+        start = app.start_mode
+        if app.trainer.unfinished_exam() is not None:
+            yield "Resume exam", "continue the unfinished exam where it was", partial(start, "resume")
+        yield "Practice", "questions you have not met first; feedback after each", partial(start, "practice")
+        yield "Exam", "a timed exam across the domains, scored 1-1000", partial(start, "exam")
+        yield "Review due cards", "the questions spaced repetition says are due", partial(start, "review")
+        yield "Drill a domain", "practice in one domain (pick it)", partial(start, "drill")
+        for domain, (title, _) in DOMAINS.items():
+            yield f"Drill: {title}", f"practice {domain} questions only", partial(start, "drill", domain)
+        yield "Missed", "the questions answered wrong last time", partial(start, "missed")
+        yield "Stats", "answers, accuracy, streak, activity", partial(start, "stats")
+        yield "Help", "every key", partial(start, "help")
+        yield "Home", "the modes and readiness", app.action_home
+
+    async def discover(self) -> Hits:
+        for name, help_text, callback in self.commands():
+            yield DiscoveryHit(name, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for name, help_text, callback in self.commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+
+class QuizApp(App):
+    """The exam trainer. ``mode`` starts a mode at once (home stays underneath)."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "aml-quiz"
+    COMMANDS = App.COMMANDS | {ModeCommands}
+    BINDINGS = [
+        Binding("question_mark", "help", "Help", id="app.help"),
+    ]
+
+    def __init__(self, trainer: Trainer, mode: str | None = None, domain: str | None = None,
+                 count: int | None = None, *, keymap: dict[str, str] | None = None, tick_seconds: float = 1.0,
+                 cursor_blink: bool = True, exam_seconds: float | None = None) -> None:
+        super().__init__()
+        if mode is not None and mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}: one of {', '.join(MODES)}")
+        self.trainer = trainer
+        self.initial_mode = mode
+        self.initial_domain = domain
+        self.count = count
+        # How often the exam's countdown is redrawn (the time itself is the engine's clock).
+        self.tick_seconds = tick_seconds
+        self.cursor_blink = cursor_blink
+        # None: the engine's default (two minutes a question).
+        self.exam_seconds = exam_seconds
+        self.keymap: dict[str, str] = {}
+        self._keymap_problem: str | None = None
+        if keymap is None:
+            keymap = self._read_keymap()
+        self.keymap = dict(keymap)
+
+    def _read_keymap(self) -> dict[str, str]:
+        folder = getattr(self.trainer.progress, "folder", None)
+        path = folder / KEYMAP_FILE if folder is not None else None
+        if path is None or not path.is_file():
+            return {}
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+            self._keymap_problem = f"{path}: {error}; using the default keys"
+            return {}
+        flat: dict[str, str] = {}
+
+        def walk(prefix: str, value: Any) -> None:
+            if isinstance(value, dict):
+                for key, inner in value.items():
+                    walk(f"{prefix}.{key}" if prefix else str(key), inner)
+            elif isinstance(value, str):
+                flat[prefix] = value
+            else:
+                self._keymap_problem = f"{path}: '{prefix}' must be a string of keys, e.g. \"ctrl+f\""
+
+        walk("", data)
+        return flat
+
+    def keys_for(self, binding: Binding) -> str:
+        """The keys a binding answers to, after the keymap."""
+        return self.keymap.get(binding.id, binding.key) if binding.id else binding.key
+
+    def get_default_screen(self) -> Screen:
+        from .screens.home import HomeScreen
+
+        return HomeScreen()
+
+    def on_mount(self) -> None:
+        if self.keymap:
+            self.set_keymap(self.keymap)
+        if self._keymap_problem:
+            self.notify(self._keymap_problem, severity="error", timeout=8)
+        if self.initial_mode:
+            self.call_after_refresh(self.start_mode, self.initial_mode, self.initial_domain, True)
+
+    # ------------------------------------------------------------------------- routing
+
+    def go_home(self) -> None:
+        while len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_home(self) -> None:
+        self.go_home()
+
+    def action_close(self) -> None:
+        """Back to the screen underneath (never past home)."""
+        if len(self.screen_stack) > 1:
+            self.pop_screen()
+
+    def action_help(self) -> None:
+        from .screens.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def start_mode(self, mode: str, domain: str | None = None, resume_first: bool = False) -> None:
+        """Start ``mode`` from the home screen. ``resume_first``: an exam resumes the unfinished one
+        when there is one (``--mode exam``, as ``--plain`` does)."""
+        from .screens.home import DomainPicker
+        from .screens.question import ExamScreen, QuestionScreen
+        from .screens.stats import StatsScreen
+
+        if getattr(self, "_exit", False) or self._closing:
+            return  # quitting: a key typed after q starts nothing
+        if mode == "help":
+            self.action_help()
+            return
+        self.go_home()
+        trainer = self.trainer
+        if mode == "stats":
+            self.push_screen(StatsScreen())
+            return
+        if mode in ("exam", "resume"):
+            exam = trainer.unfinished_exam() if mode == "resume" or resume_first else None
+            if exam is None and mode == "resume":
+                self.notify("There is no unfinished exam.", timeout=3)
+                return
+            if exam is None:
+                exam = trainer.exam(self.count or EXAM_QUESTIONS, seconds=self.exam_seconds)
+            if not exam.questions:
+                self.notify("The bank has no questions for an exam.", severity="warning")
+                return
+            self.push_screen(ExamScreen(exam))
+            return
+        if mode == "drill":
+            if domain is None:
+                def picked(chosen: str | None) -> None:
+                    if chosen:
+                        self.start_mode("drill", chosen)
+
+                self.push_screen(DomainPicker(), picked)
+                return
+            session = trainer.drill(domain, self.count or PRACTICE_QUESTIONS)
+        elif mode == "practice":
+            session = trainer.practice(self.count or PRACTICE_QUESTIONS)
+        elif mode == "review":
+            if not trainer.due():
+                self.notify("Nothing is due for review.", timeout=3)
+                return
+            session = trainer.review(self.count)
+        elif mode == "missed":
+            if not trainer.progress.missed_last_time():
+                self.notify("Nothing missed last time.", timeout=3)
+                return
+            session = trainer.missed()
+        else:
+            raise ValueError(f"unknown mode {mode!r}")
+        if not session.questions:
+            self.notify("No questions for this mode.", severity="warning", timeout=3)
+            return
+        self.push_screen(QuestionScreen(session))

@@ -1,0 +1,135 @@
+"""The home screen: the modes, readiness per domain, the cards due, and an exam to resume."""
+
+from __future__ import annotations
+
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.content import Content
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, OptionList, Static
+from textual.widgets.option_list import Option
+
+from ..bank import DOMAINS
+from ..engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, percent
+from ..widgets.header import QuizHeader
+from ..widgets.meter import Meter
+
+READINESS_TITLE = "readiness: recall expected in a week"
+
+
+def clock_text(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+class HomeScreen(Screen):
+    """Pick a mode with its key or the list; the right side shows where the learner stands."""
+
+    BINDINGS = [
+        Binding("p", "start('practice')", "Practice", id="home.practice"),
+        Binding("e", "start('exam')", "Exam", id="home.exam"),
+        Binding("v", "start('review')", "Review", id="home.review"),
+        Binding("d", "start('drill')", "Drill", id="home.drill", show=False),
+        Binding("m", "start('missed')", "Missed", id="home.missed", show=False),
+        Binding("s", "start('stats')", "Stats", id="home.stats", show=False),
+        Binding("c", "start('resume')", "Resume exam", id="home.resume"),
+        Binding("q", "app.quit", "Quit", id="home.quit"),
+    ]
+    AUTO_FOCUS = "#modes"
+    SUB_TITLE = "Azure ML v2 job specification"
+
+    def compose(self):
+        yield QuizHeader()
+        with Horizontal(id="home"):
+            with Vertical(id="home-left"):
+                yield Static("Modes", classes="section-title")
+                yield OptionList(id="modes")
+            with VerticalScroll(id="home-right"):
+                yield Static(READINESS_TITLE, classes="section-title")
+                yield Vertical(id="readiness")
+                yield Static(id="due")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.refresh_state()
+
+    def on_screen_resume(self) -> None:
+        self.refresh_state()
+
+    def refresh_state(self) -> None:
+        """Read the trainer again: readiness, cards due, an unfinished exam."""
+        trainer = self.app.trainer
+        count = self.app.count
+        due = len(trainer.due())
+        unfinished = trainer.unfinished_exam()
+        self._unfinished = unfinished is not None
+        options: list[Option] = []
+        if unfinished is not None:
+            answered = sum(1 for item in unfinished.review_items() if item.answered)
+            left = f"{clock_text(unfinished.remaining)} left" if not unfinished.expired else "time is up"
+            options.append(_mode("resume", "c", "Resume", f"{answered}/{len(unfinished.questions)} answered, {left}"))
+        options += [
+            _mode("practice", "p", "Practice", f"{count or PRACTICE_QUESTIONS} questions, feedback"),
+            _mode("exam", "e", "Exam", f"{count or EXAM_QUESTIONS} timed questions, /1000"),
+            _mode("review", "v", "Review", f"{due} card{'' if due == 1 else 's'} due"),
+            _mode("drill", "d", "Drill", "one domain"),
+            _mode("missed", "m", "Missed", "wrong last time"),
+            _mode("stats", "s", "Stats", "streak, activity"),
+            _mode("help", "?", "Help", "the keys"),
+        ]
+        modes = self.query_one("#modes", OptionList)
+        highlighted = modes.highlighted
+        modes.clear_options()
+        modes.add_options(options)
+        modes.highlighted = 0 if highlighted is None else min(highlighted, len(options) - 1)
+        readiness = self.query_one("#readiness", Vertical)
+        readiness.remove_children()
+        readiness.mount_all(Meter(DOMAINS[d][0], value, f"{percent(value):>3}%")
+                            for d, value in trainer.readiness().items())
+        self.query_one("#due", Static).update(
+            f"{len(trainer.bank)} questions in the bank · {due} card{'' if due == 1 else 's'} "
+            f"due for review")
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "start" and parameters == ("resume",):
+            return getattr(self, "_unfinished", False)
+        return True
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if event.option.id:
+            self.action_start(event.option.id)
+
+    def action_start(self, mode: str) -> None:
+        self.app.start_mode(mode)
+
+
+def _mode(mode: str, key: str, name: str, detail: str) -> Option:
+    prompt = Content.assemble((f"{key} ", "bold $text-accent"), (f"{name:<9}", "bold"), (detail, "$text-muted"))
+    return Option(prompt, id=mode)
+
+
+class DomainPicker(ModalScreen[str | None]):
+    """Drill: which domain."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Back", id="picker.back")]
+    AUTO_FOCUS = "#domains"
+
+    def compose(self):
+        with Vertical(id="picker", classes="dialog"):
+            yield Static("Drill which domain?", classes="section-title")
+            yield OptionList(*(Option(Content.assemble((f"{i} ", "bold $text-accent"), title,
+                                                       (f"  ({domain})", "$text-muted")), id=domain)
+                               for i, (domain, (title, _)) in enumerate(DOMAINS.items(), 1)), id="domains")
+            yield Static("Enter or 1-6 picks · Esc goes back", classes="hint")
+
+    def on_key(self, event) -> None:
+        if event.key.isdigit() and 1 <= int(event.key) <= len(DOMAINS) and self.is_current:
+            event.stop()
+            self.dismiss(list(DOMAINS)[int(event.key) - 1])
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        if self.is_current:
+            self.dismiss(event.option.id)

@@ -1,0 +1,68 @@
+"""Shared by tests/test_quiz_app.py and tests/test_quiz_snapshots.py: the fixed test bank, a
+clock the test moves, and a trainer over a fresh progress folder."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from quiz.bank import load_bank
+from quiz.engine import Trainer
+from quiz.store import Progress
+
+BANK_DIR = Path(__file__).parent / "data" / "quiz_bank"
+# 2027-01-15 12:00 UTC, a Friday: far from midnight, so "today" is the same day everywhere.
+START = 1_800_014_400.0
+DAY = 86400.0
+
+
+class FakeClock:
+    """The trainer's clock: a list holding the time, moved only by the test."""
+
+    def __init__(self, start: float = START) -> None:
+        self.now = [start]
+
+    def __call__(self) -> float:
+        return self.now[0]
+
+    def advance(self, seconds: float) -> None:
+        self.now[0] += seconds
+
+
+def make_trainer(data_dir: Path, clock: FakeClock, seed: int = 7) -> Trainer:
+    return Trainer(load_bank([BANK_DIR]), Progress(data_dir), clock=clock, seed=seed)
+
+
+@pytest.fixture
+def utc() -> Iterator[None]:
+    """Local time is UTC (stats and the calendar show local dates and times)."""
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "UTC"
+    time.tzset()
+    yield
+    if old is None:
+        os.environ.pop("TZ", None)
+    else:
+        os.environ["TZ"] = old
+    time.tzset()
+
+
+def answer_keys(question, correct: bool = True) -> list[str]:
+    """The keys that answer ``question`` (right or wrong) on its question screen, Enter excluded."""
+    kind = question.type
+    if kind in ("wrong_line", "numeric"):
+        value = question.answer if correct else question.answer + 1
+        text = str(int(value)) if float(value).is_integer() else str(value)
+        return list(text)
+    if kind in ("single", "fill_blank"):
+        if correct:
+            return [question.answer]
+        return [next(k for k in question.options if k != question.answer)]
+    if kind == "multiple":
+        return list(question.answer) if correct else list(question.answer[:1])
+    order = list(question.answer)
+    return order if correct else order[::-1]
