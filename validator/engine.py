@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from . import kinds, loader, suppress, workspace
+from . import kinds, loader, references, suppress, workspace
 from .config import Config
 from .diagnostic import Diagnostic, Severity
 from .rules import RULES, checks_for
@@ -100,11 +101,11 @@ def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Pa
 
 
 def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,
-                   registry: Registry | None = None) -> FileReport:
+                   registry: Registry | None = None, source: str | None = None) -> FileReport:
     text, problem = loader.decode(path, raw, max_bytes)
     if problem is not None:
         return FileReport(path, diagnostics=[problem])
-    return _analyse(path, text, base_dir, registry)
+    return _analyse(path, text, base_dir, registry, source)
 
 
 # The configuration-independent analysis of each file version, so that a component file used by
@@ -128,7 +129,9 @@ def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None 
             if path.is_symlink():
                 reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
             return FileReport(shown, diagnostics=[Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {reason}")])
-        report = _analyse_bytes(raw, shown, path.parent, max_bytes, registry)
+        # The parse is shared with the reference loader (validator.loader), under the real path.
+        report = _analyse_bytes(raw, shown, path.parent, max_bytes, registry,
+                                source=key[0] if key else None)
         if key is not None:
             if len(_ANALYSED) >= _ANALYSED_LIMIT:
                 _ANALYSED.clear()
@@ -142,17 +145,29 @@ def lint_file(path: Path, config: Config | None = None, display: str | None = No
     return _finish(_analysed(path, display or str(path), config.max_file_size, _registry(config)), config)
 
 
-def _analyse(path: str, text: str, base_dir: Path | None, registry: Registry | None = None) -> FileReport:
+def _lint_referenced(path: Path) -> list[Diagnostic]:
+    return lint_file(path).diagnostics
+
+
+# A component, trial or create_job file a spec points at is linted in its own right, by the same
+# pipeline: the engine hands references this callback (references sit below the rules, which sit
+# below the engine, so they cannot import it).
+references.set_linter(_lint_referenced)
+
+
+def _analyse(path: str, text: str, base_dir: Path | None, registry: Registry | None = None,
+             source: str | None = None) -> FileReport:
     try:
-        return _analyse_unguarded(path, text, base_dir, registry)
+        return _analyse_unguarded(path, text, base_dir, registry, source)
     except Exception as error:  # a bug of ours: one clear line, never a traceback
         return FileReport(path, text=text, diagnostics=[Diagnostic(
             path, 1, 1, "AML000", f"internal error while checking this file: {type(error).__name__}: {error}",
             hint="please report this to amllab with the file that triggered it")])
 
 
-def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Registry | None) -> FileReport:
-    document, problems = loader.parse(path, text, base_dir)
+def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Registry | None,
+                       source: str | None = None) -> FileReport:
+    document, problems = loader.parse(path, text, base_dir, source=source)
     document.workspace = registry
     report = FileReport(path, diagnostics=list(problems), text=text)
     if document.data is None:
@@ -208,12 +223,29 @@ def iter_spec_files(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
             yield path, True
 
 
+def _lint_in_worker(path: Path, config: Config) -> FileReport:
+    report = lint_file(path, config)
+    if not report.diagnostics:
+        report.text = None  # only excerpts need the source: do not ship it back for clean files
+    return report
+
+
+def _compile_fast_checks() -> None:
+    """Compile the fast schema checks before the workers fork, so every worker inherits them
+    (jsonschema itself is only loaded by a worker that meets an invalid file)."""
+    from .schema_check import _fast
+
+    for kind in kinds.KINDS:
+        _fast(kind)
+
+
 def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: int = 1) -> LintResult:
     """Lint files and directories. ``jobs`` > 1 spreads files over worker processes."""
     config = config or Config()
     files = [p for p, _ in iter_spec_files(Path(p) for p in paths)]
     if jobs > 1 and len(files) >= 64:
-        from .parallel import lint_many
+        from .parallel import map_in_processes  # multiprocessing: only loaded for big trees
 
-        return LintResult(lint_many(files, config, jobs))
+        return LintResult(map_in_processes(partial(_lint_in_worker, config=config), files, jobs,
+                                           prepare=_compile_fast_checks))
     return LintResult([lint_file(p, config) for p in files])

@@ -8,7 +8,8 @@ bombs before they expand. Nothing here raises on bad input: problems become diag
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -16,6 +17,7 @@ import yaml
 from yaml.constructor import SafeConstructor
 
 from .diagnostic import Diagnostic, Severity
+from .paths import resolved
 
 try:  # libyaml's composer is ~10x faster and keeps marks
     _Loader: type = yaml.CSafeLoader
@@ -344,8 +346,44 @@ def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[s
                                 hint="save the file as UTF-8 (the service reads specs as UTF-8)")
 
 
-def parse(path: str, text: str, base_dir: Path | None = None) -> tuple[Document, list[Diagnostic]]:
-    """Compose ``text`` and build a :class:`Document`; ``data`` stays ``None`` when unusable."""
+# Files parsed lately, shared by the engine (a file linted in its own right) and the reference
+# loader (the same file read as a pipeline's component, a sweep's trial, a schedule's
+# create_job), so that a file is composed once. Keyed by the file's resolved path and checked
+# against its text, so an edited file is parsed again. The most recent files only: a reference
+# is read next to the file that makes it (and linted at once, validator.references), and keeping
+# every file of a large tree would cost more memory and time than the parses it saves. The data
+# and positions are shared by every Document made from one entry: rules read them and must never
+# change them (tests/test_parse_cache.py lints every fixture and compares with a new parse).
+_PARSED: OrderedDict[str, tuple[str, Any, dict, tuple[Diagnostic, ...]]] = OrderedDict()
+_PARSED_LIMIT = 64
+
+
+def parse(path: str, text: str, base_dir: Path | None = None,
+          source: str | None = None) -> tuple[Document, list[Diagnostic]]:
+    """Compose ``text`` and build a :class:`Document`; ``data`` stays ``None`` when unusable.
+
+    ``source`` is the real path (``str(paths.resolved(file))``) of the file ``text`` was read
+    from: a file parsed lately with the same text gives a new Document (its own ``path``,
+    ``base_dir``, ``kind``) over the parse already made."""
+    if source is None:
+        return _parse(path, text, base_dir)
+    key = source
+    hit = _PARSED.get(key)
+    if hit is not None and (hit[0] is text or hit[0] == text):
+        _PARSED.move_to_end(key)
+        _, data, positions, problems = hit
+        document = Document(path=path, text=text, base_dir=base_dir or Path(path).parent,
+                            data=data, positions=positions)
+        return document, [p if p.path == path else replace(p, path=path) for p in problems]
+    document, found = _parse(path, text, base_dir)
+    _PARSED[key] = (text, document.data, document.positions, tuple(found))
+    _PARSED.move_to_end(key)
+    while len(_PARSED) > _PARSED_LIMIT:
+        _PARSED.popitem(last=False)
+    return document, found
+
+
+def _parse(path: str, text: str, base_dir: Path | None = None) -> tuple[Document, list[Diagnostic]]:
     document = Document(path=path, text=text, base_dir=base_dir or Path(path).parent)
     try:
         roots = list(yaml.compose_all(text, Loader=_Loader))
@@ -383,5 +421,5 @@ def load_path(path: Path, display: str | None = None, max_bytes: int = DEFAULT_M
     text, problem = decode(shown, raw, max_bytes)
     if problem:
         return None, [problem]
-    return parse(shown, text, path.parent)
+    return parse(shown, text, path.parent, source=str(resolved(path)))
 

@@ -1,42 +1,44 @@
-"""Spread a large tree over worker processes. Files are independent, so this is a plain map;
-workers are forked after the parent has imported everything, so they start in milliseconds."""
+"""Spread independent work over worker processes: a plain map. Workers are forked after the
+parent has imported everything (and run ``prepare``), so they start in milliseconds.
+
+This module knows nothing of linting: the engine hands it the function to run on each item, so
+the imports go one way (engine → parallel)."""
 
 from __future__ import annotations
 
 import multiprocessing
-from pathlib import Path
+from typing import Callable, Sequence, TypeVar
 
-from .config import Config
-from .engine import FileReport, lint_file
+Item = TypeVar("Item")
+Result = TypeVar("Result")
 
-_config: Config | None = None
-
-
-def _init(config: Config) -> None:
-    global _config
-    _config = config
+_work: Callable | None = None
 
 
-def _lint(path: Path) -> FileReport:
-    report = lint_file(path, _config)
-    if not report.diagnostics:
-        report.text = None  # only excerpts need the source: do not ship it back for clean files
-    return report
+def _init(work: Callable) -> None:
+    global _work
+    _work = work
 
 
-def lint_many(files: list[Path], config: Config, jobs: int) -> list[FileReport]:
+def _run(item: object) -> object:
+    assert _work is not None
+    return _work(item)
+
+
+def map_in_processes(work: Callable[[Item], Result], items: Sequence[Item], jobs: int,
+                     prepare: Callable[[], None] | None = None) -> list[Result]:
+    """``[work(item) for item in items]``, in order, over up to ``jobs`` forked processes (fewer
+    for a short list: a worker costs more than it saves under ~32 items). ``prepare`` runs once
+    in the parent before the fork, to warm caches every worker inherits. Where ``fork`` is not
+    available the map runs here."""
     try:
         context = multiprocessing.get_context("fork")
     except ValueError:  # pragma: no cover - platforms without fork
-        return [lint_file(p, config) for p in files]
-    # Compile the fast schema checks once here so every forked worker inherits them
-    # (jsonschema itself is only loaded by a worker that meets an invalid file).
-    from .kinds import KINDS
-    from .schema_check import _fast
-
-    for kind in KINDS:
-        _fast(kind)
-    workers = max(1, min(jobs, len(files) // 32))
-    chunk = max(1, len(files) // (workers * 4))
-    with context.Pool(workers, initializer=_init, initargs=(config,)) as pool:
-        return pool.map(_lint, files, chunksize=chunk)
+        return [work(item) for item in items]
+    if prepare is not None:
+        prepare()
+    workers = max(1, min(jobs, len(items) // 32))
+    chunk = max(1, len(items) // (workers * 4))
+    # `work` reaches the workers through the fork, never pickled: a closure or partial is fine.
+    with context.Pool(workers, initializer=_init, initargs=(work,)) as pool:
+        return pool.map(_run, items, chunksize=chunk)  # type: ignore[return-value]

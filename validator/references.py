@@ -1,14 +1,19 @@
 """Local files a spec points at: a pipeline step's component file, a sweep step's trial, a
 pipeline component, a schedule's create_job. Rules read them through here, so each referenced
-file is parsed once per process however many specs (or steps) use it, and so a file's problems
-are linted once and then pointed at from the reference."""
+file is parsed once per process however many specs (or steps) use it (validator.loader shares
+that parse with the engine when it lints the file in its own right), and so a file's problems
+are linted once and then pointed at from the reference. The linting itself is the engine's: it
+hands this module a callback (:func:`set_linter`), since the engine sits above the rules that
+import this module."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .diagnostic import Diagnostic
+from .kinds import detect
 from .loader import DEFAULT_MAX_BYTES, Document, load_path
 from .paths import resolved
 
@@ -34,17 +39,29 @@ class Referenced:
         """Errors found when the referenced file is linted on its own (cached)."""
         cached = _PROBLEMS.get(self.path)
         if cached is None:
-            from .engine import lint_file  # the engine imports the rules that import us
-
+            if _linter is None:
+                raise RuntimeError("no linter for referenced files: import validator.engine, which sets it")
             # Marked before linting: a file that (through others) references itself ends here.
             _PROBLEMS[self.path] = []
-            cached = [d for d in lint_file(self.path).diagnostics if d.severity >= 3]
+            cached = [d for d in _linter(self.path) if d.severity >= 3]
             _PROBLEMS[self.path] = cached
         return cached
 
 
 _CACHE: dict[tuple[Path, float], Referenced] = {}
 _PROBLEMS: dict[Path, list[Diagnostic]] = {}
+
+# How a referenced file is linted in its own right: the engine's whole pipeline with the default
+# configuration, handed in by validator.engine when it loads (set_linter). The engine imports the
+# rules, which import this module, so a call back up goes through this callback, never an import.
+Linter = Callable[[Path], list[Diagnostic]]
+_linter: Linter | None = None
+
+
+def set_linter(linter: Linter) -> None:
+    """Install the function that lints a referenced file (the diagnostics of all severities)."""
+    global _linter
+    _linter = linter
 
 
 def is_local_path(reference: object) -> bool:
@@ -60,8 +77,6 @@ def is_local_path(reference: object) -> bool:
 
 def resolve(document: Document, reference: str) -> Referenced:
     """Load ``reference`` relative to the folder of ``document`` (as the SDK resolves it)."""
-    from .kinds import detect
-
     text = reference[len("file:"):] if reference.startswith("file:") else reference
     path = resolved(document.base_dir / text)
     try:

@@ -21,10 +21,10 @@ from ..paths import resolved
 from ..references import resolve
 from ..suggest import closest
 from ._base import check
+from ._commands import holders, word_span
 from ._shape import problems as shape_problems
 from ._values import mapping as _mapping
 from .file_level import JOB
-from .training_code import _span, holders
 
 # What each role of a reference is called in messages.
 NOUNS = {"environment": "environment", "code": "code", "data": "data asset", "model": "model",
@@ -757,7 +757,7 @@ def missing_entry_script(document: Document) -> Iterator[Diagnostic]:
             yield document.diagnostic(
                 "AML804", message, holder.command_path,
                 hint="the command runs in the root of the uploaded `code` folder: fix the script path or `code:`",
-                span=_span(document, holder.command_path, command, name, nth))
+                span=word_span(document, holder.command_path, command, name, nth))
 
 
 # ----------------------------------------------------------------------------- workspace registry

@@ -18,6 +18,7 @@ from ..loader import Document, Path_
 from ..references import resolve
 from ..suggest import closest
 from ._base import check
+from ._commands import Holder, holders, word_span
 from ._values import mapping as _mapping
 from .file_level import JOB
 
@@ -66,18 +67,6 @@ _PARSER = ("import argparse; parser = argparse.ArgumentParser(); "
 
 # ----------------------------------------------------------------------------- where code runs
 @dataclass
-class Holder:
-    """A mapping with `command` and `code` (a job, a sweep's trial, a component, an inline
-    step), the document its paths are relative to, and where its command sits in the linted
-    document (``None`` when it lives in another file, a referenced trial component)."""
-
-    document: Document
-    data: dict
-    command_path: Path_ | None
-    owner: str
-
-
-@dataclass
 class SweepSite:
     holder: Holder
     objective: dict
@@ -85,29 +74,6 @@ class SweepSite:
     policy: Any
     policy_path: Path_
     owner: str
-
-
-def holders(document: Document) -> Iterator[Holder]:
-    """Every mapping of the linted document that runs a command with its own `code`."""
-    data = _mapping(document.data)
-    kind = document.kind
-    if kind in ("commandJob", "commandComponent"):
-        yield Holder(document, data, ("command",), "the job" if kind == "commandJob" else "the component")
-    elif kind == "sweepJob":
-        trial = data.get("trial")
-        if isinstance(trial, dict):
-            yield Holder(document, trial, ("trial", "command"), "the trial")
-    elif kind in ("pipelineJob", "pipelineComponent"):
-        for name, node in _mapping(data.get("jobs")).items():
-            if not isinstance(node, dict):
-                continue
-            base: Path_ = ("jobs", name)
-            if "command" in node:
-                yield Holder(document, node, base + ("command",), f"step '{name}'")
-            for key in ("component", "trial"):
-                inline = node.get(key)
-                if isinstance(inline, dict):
-                    yield Holder(document, inline, base + (key, "command"), f"the inline component of step '{name}'")
 
 
 def sweep_sites(document: Document) -> Iterator[SweepSite]:
@@ -473,14 +439,6 @@ def _closest_option(name: str, options: list[str]) -> str | None:
     return by_plain.get(close) if close else None
 
 
-def _span(document: Document, path: Path_, text: str, needle: str, nth: int) -> tuple[int, int, int]:
-    starts = [m.start() for m in re.finditer(r"(?<![\w-])" + re.escape(needle) + r"(?![\w-])", text)]
-    if not starts:
-        return document.locate(path)
-    start = starts[min(nth, len(starts) - 1)]
-    return document.locate_text(path, needle, text.count(needle, 0, start))
-
-
 @check("AML704", "unknown-script-flag", Severity.ERROR,
        "The command passes a flag that the script's argparse parser does not define.",
        bad=JOB.replace("python train.py --lr ${{inputs.lr}}",
@@ -542,5 +500,5 @@ def unknown_script_flag(document: Document) -> Iterator[Diagnostic]:
                     shown = ", ".join(defined[:12]) + (", ..." if len(defined) > 12 else "")
                     hint = (f"{program.label} defines {shown or 'no options'}; add the option to its "
                             "parser or fix the flag")
-                span = _span(document, holder.command_path, text, name, nth) if isinstance(text, str) else None
+                span = word_span(document, holder.command_path, text, name, nth) if isinstance(text, str) else None
                 yield document.diagnostic("AML704", message, holder.command_path, hint=hint, span=span)

@@ -1,0 +1,57 @@
+"""Where a spec runs a command with its own `code`, and where a word sits inside a command:
+shared by the training-code rules (AML7xx: the script a command runs) and the asset rules
+(AML8xx: the entry script must exist). A helper module, not a family: it declares no rule."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from ..loader import Document, Path_
+from ._values import mapping as _mapping
+
+
+@dataclass
+class Holder:
+    """A mapping with `command` and `code` (a job, a sweep's trial, a component, an inline
+    step), the document its paths are relative to, and where its command sits in the linted
+    document (``None`` when it lives in another file, a referenced trial component)."""
+
+    document: Document
+    data: dict
+    command_path: Path_ | None
+    owner: str
+
+
+def holders(document: Document) -> Iterator[Holder]:
+    """Every mapping of the linted document that runs a command with its own `code`."""
+    data = _mapping(document.data)
+    kind = document.kind
+    if kind in ("commandJob", "commandComponent"):
+        yield Holder(document, data, ("command",), "the job" if kind == "commandJob" else "the component")
+    elif kind == "sweepJob":
+        trial = data.get("trial")
+        if isinstance(trial, dict):
+            yield Holder(document, trial, ("trial", "command"), "the trial")
+    elif kind in ("pipelineJob", "pipelineComponent"):
+        for name, node in _mapping(data.get("jobs")).items():
+            if not isinstance(node, dict):
+                continue
+            base: Path_ = ("jobs", name)
+            if "command" in node:
+                yield Holder(document, node, base + ("command",), f"step '{name}'")
+            for key in ("component", "trial"):
+                inline = node.get(key)
+                if isinstance(inline, dict):
+                    yield Holder(document, inline, base + (key, "command"), f"the inline component of step '{name}'")
+
+
+def word_span(document: Document, path: Path_, text: str, needle: str, nth: int) -> tuple[int, int, int]:
+    """Where the ``nth`` whole-word ``needle`` of the command ``text`` at ``path`` sits in the
+    source (line, column, end column); the command's own position when it is not found."""
+    starts = [m.start() for m in re.finditer(r"(?<![\w-])" + re.escape(needle) + r"(?![\w-])", text)]
+    if not starts:
+        return document.locate(path)
+    start = starts[min(nth, len(starts) - 1)]
+    return document.locate_text(path, needle, text.count(needle, 0, start))
