@@ -69,6 +69,9 @@ class Compiler:
                 checks.append(built)
         if len(checks) == 1:
             return checks[0]
+        if len(checks) == 2:  # the common pair (a type and one constraint): no generator
+            first, second = checks
+            return lambda value: first(value) and second(value)
         return lambda value: all(check(value) for check in checks)
 
     # ------------------------------------------------------------------ keywords
@@ -86,6 +89,8 @@ class Compiler:
     def _type(self, argument: Any, schema: dict) -> Check:
         names = [argument] if isinstance(argument, str) else list(argument)
         tests = [_TYPES[name] for name in names]
+        if len(tests) == 1:
+            return tests[0]
         return lambda value: any(test(value) for test in tests)
 
     def _enum(self, argument: list, schema: dict) -> Check:
@@ -115,13 +120,14 @@ class Compiler:
         if "patternProperties" in schema:
             raise NotImplementedError("patternProperties")
         if argument is False:
-            return lambda value: not isinstance(value, dict) or all(k in known for k in value)
+            return lambda value: not isinstance(value, dict) or known.issuperset(value)
         sub = self.compile(argument)
         return lambda value: not isinstance(value, dict) or all(
             sub(item) for key, item in value.items() if key not in known)
 
     def _required(self, argument: list, schema: dict) -> Check:
-        return lambda value: not isinstance(value, dict) or all(k in value for k in argument)
+        wanted = set(argument)
+        return lambda value: not isinstance(value, dict) or value.keys() >= wanted
 
     def _if(self, argument: Any, schema: dict) -> Check:
         condition = self.compile(argument)

@@ -9,6 +9,7 @@ error all give ``None``, and callers then judge nothing.
 from __future__ import annotations
 
 import ast
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -50,13 +51,11 @@ def _segments(command: str) -> Iterator[list[str]]:
     """Simple commands of a shell command line, as token lists (best effort)."""
     text = command.replace("\\\r\n", " ").replace("\\\n", " ")
     for line in text.splitlines():
-        lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-        lexer.whitespace_split = True
-        lexer.commenters = ""
-        try:
-            tokens = list(lexer)
-        except ValueError:  # an unbalanced quote: fall back to plain words
-            tokens = line.split()
+        if _NEEDS_SHLEX.search(line) is None:
+            # No quotes or escapes: shlex would give exactly these words and punctuation runs.
+            tokens = _PLAIN_TOKEN.findall(line)
+        else:
+            tokens = _shlex_tokens(line)
         current: list[str] = []
         for token in tokens:
             if token in _SEPARATORS:
@@ -67,6 +66,22 @@ def _segments(command: str) -> Iterator[list[str]]:
                 current.append(token)
         if current:
             yield current
+
+
+_NEEDS_SHLEX = re.compile(r"""['"\\]""")
+# shlex's tokens (posix, punctuation_chars=True, whitespace_split) for a line without quotes or
+# backslashes: runs of its punctuation characters, and words between them and whitespace.
+_PLAIN_TOKEN = re.compile(r"[();<>|&]+|[^ \t\r\n();<>|&]+")
+
+
+def _shlex_tokens(line: str) -> list[str]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:  # an unbalanced quote: fall back to plain words
+        return line.split()
 
 
 def _after_python(tokens: list[str]) -> tuple[EntryPoint | None, list[str] | None]:
@@ -608,8 +623,30 @@ def _name_shape(node: ast.AST | None) -> tuple[str | None, str | None]:
     return None, pattern
 
 
+# Fields of each node class that may hold child nodes. Skipped: names and other plain values,
+# and the shared context/operator singletons (`Load`, `Add`, `Eq`), which no fact looks at.
+_NOT_CHILDREN = {"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level",
+                 "conversion", "simple", "is_async", "type_comment", "kind", "tag", "kwd_attrs",
+                 "lineno", "col_offset", "end_lineno", "end_col_offset"}
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {ast.Constant: (), ast.MatchSingleton: ()}
+
+
+def _child_fields(cls: type) -> tuple[str, ...]:
+    fields = tuple(f for f in getattr(cls, "_fields", ()) if f not in _NOT_CHILDREN)
+    _CHILD_FIELDS[cls] = fields
+    return fields
+
+
+# Calls that take a parser without adding options to it.
+_NOT_HANDED = {"add_argument", "parse_args", "parse_known_args", "add_argument_group",
+               "add_mutually_exclusive_group", "set_defaults", "ArgumentParser", "print_help",
+               "print_usage", "error", "parse_intermixed_args", "format_help", "format_usage",
+               "vars", "print", "str", "repr"}
+
+
 class _Scan:
-    """The facts of one module: an index of parents, functions and name reads, then a walk."""
+    """The facts of one module: one walk indexes parents, functions, name reads and the node
+    types the facts need (calls, imports, short strings, `sys.argv`); the passes read those."""
 
     def __init__(self, tree: ast.Module):
         self.tree = tree
@@ -623,16 +660,49 @@ class _Scan:
         self.functions: dict[str, list[ast.AST]] = {}
         self.loads: dict[str, list[ast.Name]] = {}   # every read of a name, for call sites
         self._repeats: dict[int, bool | None] = {}
-        # One traversal, kept: the later passes iterate this list instead of walking again.
-        self.nodes: list[ast.AST] = [tree]
-        for node in self.nodes:  # grows while iterating: a breadth-first walk
-            for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
-                self.nodes.append(child)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                self.functions.setdefault(node.name, []).append(node)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                self.loads.setdefault(node.id, []).append(node)
+        # One traversal, kept by node type: the facts passes iterate these lists only.
+        self.calls: list[ast.Call] = []
+        self.imports: list[ast.AST] = []       # Import and ImportFrom
+        self.argv: list[ast.Attribute] = []    # `sys.argv` reads
+        self.strings: set[str] = set()         # short string constants
+        parent = self.parent
+        functions = self.functions
+        loads = self.loads
+        calls = self.calls
+        nodes: list[ast.AST] = [tree]
+        append = nodes.append
+        for node in nodes:  # grows while iterating: a breadth-first walk, as ast.walk's order
+            cls = type(node)
+            fields = _CHILD_FIELDS.get(cls)
+            if fields is None:
+                fields = _child_fields(cls)
+            for field in fields:
+                value = getattr(node, field, None)
+                if value is None:
+                    continue
+                if value.__class__ is list:
+                    for item in value:
+                        if isinstance(item, ast.AST):
+                            parent[id(item)] = node
+                            append(item)
+                elif isinstance(value, ast.AST):
+                    parent[id(value)] = node
+                    append(value)
+            if cls is ast.Call:
+                calls.append(node)
+            elif cls is ast.Name:
+                if isinstance(node.ctx, ast.Load):
+                    loads.setdefault(node.id, []).append(node)
+            elif cls is ast.Constant:
+                if isinstance(node.value, str) and len(node.value) <= 200:
+                    self.strings.add(node.value)
+            elif cls is ast.Attribute:
+                if node.attr == "argv" and isinstance(node.value, ast.Name) and node.value.id == "sys":
+                    self.argv.append(node)
+            elif cls is ast.FunctionDef or cls is ast.AsyncFunctionDef:
+                functions.setdefault(node.name, []).append(node)
+            elif cls is ast.Import or cls is ast.ImportFrom:
+                self.imports.append(node)
 
     # -- loops ---------------------------------------------------------------------------
     def _scope_and_loop(self, node: ast.AST) -> tuple[ast.AST, bool]:
@@ -685,7 +755,7 @@ class _Scan:
         autolog: int | None = None
         runs_code: int | None = None
         other_cli: str | None = None
-        strings: set[str] = set()
+        strings = self.strings
         imports: list[tuple[str, int, tuple[str, ...]]] = []
         parsers: list[ast.Call] = []
         parser_vars: set[str] = set()
@@ -696,7 +766,7 @@ class _Scan:
         parse_calls = 0
         argv_ok: set[int] = set()
 
-        for node in self.nodes:
+        for node in self.imports:
             if isinstance(node, ast.Import):
                 for alias in node.names:
                     imports.append((alias.name, 0, ()))
@@ -723,12 +793,8 @@ class _Scan:
                             self.other_cli = "transformers.HfArgumentParser"
                         elif module == "sys" and alias.name == "argv":
                             self.other_cli = "sys.argv"
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) <= 200:
-                strings.add(node.value)
 
-        for node in self.nodes:
-            if not isinstance(node, ast.Call):
-                continue
+        for node in self.calls:
             func = node.func
             attr = func.attr if isinstance(func, ast.Attribute) else None
             name = func.id if isinstance(func, ast.Name) else None
@@ -805,20 +871,21 @@ class _Scan:
                     blocker = blocker or f"line {node.lineno} parses a fixed list, not the command line"
         # A second pass, once every parser variable is known: the parser handed to a helper
         # (which may add options this file does not show), and sys.argv read directly.
-        for node in self.nodes:
-            if isinstance(node, ast.Call):
+        if parser_vars:
+            for node in self.calls:
                 func = node.func
                 called = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-                if called in ("add_argument", "parse_args", "parse_known_args", "add_argument_group",
-                              "add_mutually_exclusive_group", "set_defaults", "ArgumentParser",
-                              "print_help", "print_usage", "error", "parse_intermixed_args",
-                              "format_help", "format_usage", "vars", "print", "str", "repr"):
+                if called in _NOT_HANDED:
                     continue
-                for value in list(node.args) + [k.value for k in node.keywords if k.arg != "parents"]:
+                for value in node.args:
                     if isinstance(value, ast.Name) and value.id in parser_vars:
                         handed.add(called)
-            elif isinstance(node, ast.Attribute) and node.attr == "argv" and isinstance(node.value, ast.Name) \
-                    and node.value.id == "sys" and id(node) not in argv_ok:
+                for keyword in node.keywords:
+                    value = keyword.value
+                    if keyword.arg != "parents" and isinstance(value, ast.Name) and value.id in parser_vars:
+                        handed.add(called)
+        for node in self.argv:
+            if id(node) not in argv_ok:
                 other_cli = other_cli or "sys.argv"
 
         for parser in parsers:
@@ -970,19 +1037,25 @@ def _module_files(script: Path, module: str, level: int, names: tuple[str, ...],
     else:
         bases = [script.parent, *roots]
     parts = [p for p in module.split(".") if p]
+    stems = [parts] if parts else [[]]
+    stems += [[*parts, name] for name in names if name != "*"]
     found: list[Path] = []
+    # Plain strings and os.path: this runs for every import of every script, and most
+    # candidates (`numpy.py` beside the script) do not exist.
+    isfile = os.path.isfile
+    join = os.path.join
     for base in dict.fromkeys(bases):
-        stems = [Path(*parts)] if parts else [Path()]
-        stems += [Path(*parts, name) for name in names if name != "*"]
+        folder = str(base)
         for stem in stems:
-            if not stem.parts:
-                candidates = [base / "__init__.py"]
+            if not stem:
+                candidates = [join(folder, "__init__.py")]
             else:
-                candidates = [base / stem.with_suffix(".py"), base / stem / "__init__.py"]
+                relative = join(folder, *stem)
+                candidates = [relative + ".py", join(relative, "__init__.py")]
             for candidate in candidates:
-                try:
-                    if candidate.is_file():
-                        found.append(resolved(candidate))
-                except OSError:
-                    continue
+                if isfile(candidate):
+                    try:
+                        found.append(resolved(Path(candidate)))
+                    except OSError:
+                        continue
     return found
