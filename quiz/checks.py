@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import tempfile
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -67,12 +68,9 @@ class _Skip(Exception):
 # ----------------------------------------------------------------------------- lint
 
 
-def lint_snippet(text: str, files: Mapping[str, str] | None = None) -> list[Any]:
-    """Lint ``text`` as ``question.yml`` in a scratch folder holding ``files``; without files the
-    code-dependent codes (NEEDS_CODE) are dropped. Returns the diagnostics."""
-    from validator import Config
-    from validator.engine import lint_file
-
+@contextmanager
+def _scratch(text: str, files: Mapping[str, str] | None) -> Iterator[Path]:
+    """A scratch folder holding ``files`` and ``text`` as ``question.yml``; yields that spec."""
     with tempfile.TemporaryDirectory(prefix="amllab-quiz-") as scratch:
         folder = Path(scratch)
         for name, content in (files or {}).items():
@@ -81,8 +79,17 @@ def lint_snippet(text: str, files: Mapping[str, str] | None = None) -> list[Any]
             target.write_text(str(content))
         spec = folder / "question.yml"
         spec.write_text(text)
-        config = Config(ignore=() if files else NEEDS_CODE)
-        report = lint_file(spec, config)
+        yield spec
+
+
+def lint_snippet(text: str, files: Mapping[str, str] | None = None) -> list[Any]:
+    """Lint ``text`` as ``question.yml`` in a scratch folder holding ``files``; without files the
+    code-dependent codes (NEEDS_CODE) are dropped. Returns the diagnostics."""
+    from validator import Config
+    from validator.engine import lint_file
+
+    with _scratch(text, files) as spec:
+        report = lint_file(spec, Config(ignore=() if files else NEEDS_CODE))
         return [d for d in report.diagnostics if not d.code.startswith("AML012")]
 
 
@@ -239,19 +246,12 @@ def pipeline_generations(text: str, files: Mapping[str, str] | None = None) -> l
     from validator import graph, loader
     from validator.rules import pipeline as rules
 
-    with tempfile.TemporaryDirectory(prefix="amllab-quiz-") as scratch:
-        folder = Path(scratch)
-        for name, content in (files or {}).items():
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text(str(content))
-        document, problems = loader.parse(str(folder / "question.yml"), text, folder)
+    with _scratch(text, files) as spec:
+        document, problems = loader.parse(str(spec), text, spec.parent)
         if document.data is None:
             raise _Fail(f"the pipeline does not load: {problems[0].message if problems else 'empty'}")
         analysis = rules.analyse(document)
-        waits = rules.step_dependencies(analysis)
-        dependencies = {step: [b.parts[2] for b in bindings] for step, bindings in waits.items()}
-        edges = graph.build_edges(dependencies, analysis.steps)
-        return graph.generations(list(analysis.steps), edges)
+        return graph.generations(list(analysis.steps), rules.step_edges(analysis))
 
 
 def _pipeline_order(question: Question, params: Mapping[str, Any]) -> str:

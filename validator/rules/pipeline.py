@@ -657,6 +657,12 @@ def step_dependencies(pipeline: Pipeline) -> dict[str, list[Binding]]:
     return result
 
 
+def step_edges(pipeline: Pipeline) -> list[tuple[str, str]]:
+    """(producer, consumer) for every step that waits on another, as ``validator.graph`` takes them."""
+    dependencies = {step: [b.parts[2] for b in bindings] for step, bindings in step_dependencies(pipeline).items()}
+    return graph.build_edges(dependencies, pipeline.steps)
+
+
 @check("AML509", "step-cycle", Severity.ERROR,
        "Steps wait on each other in a cycle (including a step that binds its own output).",
        bad=PIPELINE.replace("raw: ${{parent.inputs.raw_data}}", "raw: ${{parent.jobs.train.outputs.model}}"),
@@ -671,9 +677,7 @@ def step_cycle(document: Document) -> Iterator[Diagnostic]:
     """
     pipeline = analyse(document)
     waits = step_dependencies(pipeline)
-    dependencies = {step: [b.parts[2] for b in bindings] for step, bindings in waits.items()}
-    edges = graph.build_edges(dependencies, pipeline.steps)
-    for cycle in graph.find_cycles(list(pipeline.steps), edges):
+    for cycle in graph.find_cycles(list(pipeline.steps), step_edges(pipeline)):
         producer, consumer = cycle[-2], cycle[-1]
         site = next(b for b in waits[consumer] if b.parts[2] == producer)
         path = graph.format_path(cycle)
