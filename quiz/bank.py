@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,8 @@ OPTION_KEYS = "abcdef"
 
 _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SOURCE = re.compile(r"(SPEC §\d+(\.\d+)*|seed: \S)")
-_YAML_BLOCK = re.compile(r"^```ya?ml[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+# A fenced ```yaml block of a prompt (the fences at the start of a line).
+YAML_BLOCK = re.compile(r"^```ya?ml[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 _QUESTION_KEYS = {"id", "domain", "type", "source", "prompt", "options", "answer", "explanation",
                   "wrong", "check", "tolerance", "options_yaml"}
 _REQUIRED = ("id", "type", "source", "prompt", "answer", "explanation")
@@ -61,7 +62,7 @@ class Question:
 
     @property
     def yaml_blocks(self) -> list[str]:
-        return _YAML_BLOCK.findall(self.prompt)
+        return YAML_BLOCK.findall(self.prompt)
 
     @property
     def yaml(self) -> str | None:
@@ -134,9 +135,6 @@ class Bank:
 
     def by_id(self) -> dict[str, Question]:
         return {q.id: q for q in self.questions}
-
-    def get(self, question_id: str) -> Question | None:
-        return self.by_id().get(question_id)
 
     def in_domain(self, domain: str) -> list[Question]:
         return [q for q in self.questions if q.domain == domain]
@@ -259,7 +257,7 @@ def _question(document: Any, index: int, raw: Any, default_domain: Any) -> Quest
     if qtype in ("wrong_line", "numeric"):
         if isinstance(answer, bool) or not isinstance(answer, (int, float)):
             raise fail(f"a {qtype} answer is a number", key="answer")
-    blocks = _YAML_BLOCK.findall(raw["prompt"])
+    blocks = YAML_BLOCK.findall(raw["prompt"])
     if qtype == "wrong_line":
         if len(blocks) != 1:
             raise fail("a wrong_line prompt holds exactly one ```yaml block", key="prompt")
@@ -331,6 +329,3 @@ def counts(questions: Sequence[Question], attribute: str) -> dict[str, int]:
         result[value] = result.get(value, 0) + 1
     return result
 
-
-def as_mapping(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, Mapping) else {}

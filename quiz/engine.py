@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta, timezone
 from typing import Any
@@ -166,7 +166,7 @@ class Session:
         correct = question.grade(response)
         previous = self.progress.last_wrong_response(question.id)
         rating = rating_for(question, correct, seconds)
-        card = review_card(self._scheduler, self.progress.cards().get(question.id), rating, now)
+        card = review_card(self._scheduler, self.progress.card(question.id), rating, now)
         self.progress.record(self.session_id, question.id, response, correct, seconds, self.mode, card, now=now)
         feedback = Feedback(question, response, correct, seconds, rating, _chosen_wrong(question, response),
                             previous)
@@ -185,12 +185,8 @@ class Session:
 
     def per_domain(self) -> dict[str, DomainScore]:
         """Right answers per domain among the answers given so far, in the order of DOMAINS."""
-        tally: dict[str, list[int]] = {}
-        for feedback in self.results:
-            counts = tally.setdefault(feedback.question.domain, [0, 0])
-            counts[0] += feedback.correct
-            counts[1] += 1
-        return {d: DomainScore(*tally[d]) for d in DOMAINS if d in tally}
+        scores = domain_scores((f.question, f.correct) for f in self.results)
+        return {d: scores[d] for d in DOMAINS if d in scores}
 
     def summary(self) -> dict[str, Any]:
         right = sum(f.correct for f in self.results)
@@ -230,6 +226,16 @@ class ExamResult:
     @property
     def passed(self) -> bool:
         return self.score >= PASS_SCORE
+
+
+def domain_scores(outcomes: Iterable[tuple[Question, bool]]) -> dict[str, DomainScore]:
+    """Right answers out of answers, per domain, in the order the domains first appear."""
+    tally: dict[str, list[int]] = {}
+    for question, correct in outcomes:
+        counts = tally.setdefault(question.domain, [0, 0])
+        counts[0] += bool(correct)
+        counts[1] += 1
+    return {domain: DomainScore(right, total) for domain, (right, total) in tally.items()}
 
 
 def scaled_score(correct_by_domain: dict[str, DomainScore]) -> int:
@@ -380,8 +386,7 @@ class ExamSession:
         now = self.clock()
         scheduler = _scheduler()
         cards = self.progress.cards()
-        per_domain: dict[str, list[int]] = {}
-        missed: list[Question] = []
+        outcomes: list[tuple[Question, bool]] = []
         for question in self.questions:
             response = self.responses.get(question.id)
             correct = question.grade(response)
@@ -389,12 +394,9 @@ class ExamSession:
             rating = rating_for(question, correct, seconds)
             card = review_card(scheduler, cards.get(question.id), rating, now)
             self.progress.record(self.session_id, question.id, response, correct, seconds, "exam", card, now=now)
-            tally = per_domain.setdefault(question.domain, [0, 0])
-            tally[0] += correct
-            tally[1] += 1
-            if not correct:
-                missed.append(question)
-        scores = {d: DomainScore(c, t) for d, (c, t) in per_domain.items()}
+            outcomes.append((question, correct))
+        scores = domain_scores(outcomes)
+        missed = [question for question, correct in outcomes if not correct]
         right = sum(s.correct for s in scores.values())
         self.result = ExamResult(scaled_score(scores), right, len(self.questions), scores, tuple(missed),
                                  dict(self.responses), timed_out)

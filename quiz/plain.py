@@ -7,11 +7,10 @@ End of input quits; every answer given is already saved.
 
 from __future__ import annotations
 
-import re
 import sys
 from typing import Any, TextIO
 
-from .bank import DOMAINS, Question
+from .bank import DOMAINS, YAML_BLOCK, Question
 from .checks import lab_command
 from .engine import ExamSession, Feedback, Session, Trainer, parse_response, percent
 
@@ -23,7 +22,6 @@ _TYPE_HINTS = {
     "wrong_line": "type the number of the wrong line",
     "numeric": "type a number",
 }
-_YAML_BLOCK = re.compile(r"```ya?ml[ \t]*\n(.*?)```", re.DOTALL)
 HELP = """Commands at any prompt:
   ?            this help
   q            quit (every answer given is saved)
@@ -102,7 +100,7 @@ class Plain:
                  f"{question.type.replace('_', ' ')}{extra}")
         prompt = question.prompt.strip()
         if question.type == "wrong_line":
-            prompt = _YAML_BLOCK.sub(lambda m: _numbered(m.group(1)), prompt)
+            prompt = YAML_BLOCK.sub(lambda m: _numbered(m.group(1)), prompt)
         self.say(prompt)
         for key, text in question.options.items():
             self.say(f"  {key}) {text}")

@@ -20,7 +20,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import date, datetime, timezone
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -184,6 +184,13 @@ class Progress:
 
         return {qid: Card.from_json(text) for qid, text in self._db.execute("SELECT question_id, card FROM cards")}
 
+    def card(self, question_id: str) -> Any | None:
+        """The question's FSRS card, or None before its first answer."""
+        from fsrs import Card
+
+        row = self._db.execute("SELECT card FROM cards WHERE question_id = ?", (question_id,)).fetchone()
+        return Card.from_json(row[0]) if row else None
+
     def due(self, now: datetime) -> list[str]:
         rows = self._db.execute("SELECT question_id FROM cards WHERE due <= ? ORDER BY due",
                                 (now.timestamp(),)).fetchall()
@@ -203,6 +210,3 @@ class Progress:
         row = self._db.execute("SELECT COUNT(*), COALESCE(SUM(correct), 0) FROM answers").fetchone()
         return int(row[0]), int(row[1])
 
-
-def utc(timestamp: float) -> datetime:
-    return datetime.fromtimestamp(timestamp, tz=timezone.utc)

@@ -1,5 +1,5 @@
-"""Shared by tests/test_quiz_app.py and tests/test_quiz_snapshots.py: the fixed test bank, a
-clock the test moves, and a trainer over a fresh progress folder."""
+"""Shared by the quiz tests: the fixed test bank, a clock the test moves, and a trainer over a
+fresh progress folder (the `clock` and `trainer` fixtures)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,16 @@ class FakeClock:
 
 def make_trainer(data_dir: Path, clock: FakeClock, seed: int = 7) -> Trainer:
     return Trainer(load_bank([BANK_DIR]), Progress(data_dir), clock=clock, seed=seed)
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def trainer(tmp_path: Path, clock: FakeClock) -> Trainer:
+    return make_trainer(tmp_path / "data", clock)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from quiz_app_support import DAY, FakeClock, answer_keys, make_trainer, utc  # noqa: F401 (fixture)
+from quiz_app_support import DAY, FakeClock, answer_keys, clock, trainer, utc  # noqa: F401 (fixtures)
 
 from quiz.app import QuizApp
 from quiz.engine import Trainer
@@ -29,16 +29,6 @@ from textual.widgets import OptionList, Static
 
 pytestmark = pytest.mark.usefixtures("utc")
 SIZE = (100, 32)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def trainer(tmp_path: Path, clock: FakeClock) -> Trainer:
-    return make_trainer(tmp_path / "data", clock)
 
 
 def run(app: QuizApp, script: Callable[[Pilot], Awaitable[None]]) -> None:

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from quiz.bank import DOMAINS, Bank, Question
 from quiz.engine import (DomainScore, Trainer, exam_plan, parse_response, rating_for, scaled_score, streak)
 from quiz.store import Progress
+from quiz_app_support import FakeClock, clock  # noqa: F401 (fixture)
 
 DAY = 86400.0
 
@@ -42,24 +43,8 @@ def make_bank(per_domain: int = 10) -> Bank:
     return Bank(tuple(make_question(f"{d.replace('_', '-')}-{i}", d) for d in DOMAINS for i in range(per_domain)))
 
 
-class Clock:
-    def __init__(self, start: float = 1_800_000_000.0):
-        self.now = start
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
 @pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def trainer(tmp_path: Path, clock: Clock) -> Trainer:
+def trainer(tmp_path: Path, clock: FakeClock) -> Trainer:
     return Trainer(make_bank(), Progress(tmp_path / "data"), clock=clock, seed=7)
 
 
@@ -109,7 +94,7 @@ def test_ratings_come_from_correctness_and_time() -> None:
 # ----------------------------------------------------------------------------- the exam
 
 
-def test_flag_change_and_submit(trainer: Trainer, clock: Clock) -> None:
+def test_flag_change_and_submit(trainer: Trainer, clock: FakeClock) -> None:
     exam = trainer.exam(6)
     first = exam.current
     exam.select("b")
@@ -130,7 +115,7 @@ def test_flag_change_and_submit(trainer: Trainer, clock: Clock) -> None:
     assert exam.select("b") is False  # a submitted exam cannot change
 
 
-def test_time_running_out_ends_the_exam(trainer: Trainer, clock: Clock) -> None:
+def test_time_running_out_ends_the_exam(trainer: Trainer, clock: FakeClock) -> None:
     exam = trainer.exam(3, seconds=90)
     exam.select(exam.current.answer)
     clock.advance(60)
@@ -144,7 +129,7 @@ def test_time_running_out_ends_the_exam(trainer: Trainer, clock: Clock) -> None:
     assert trainer.progress.sessions()[0]["summary"]["timed_out"] is True
 
 
-def test_an_interrupted_exam_resumes_as_it_was(tmp_path: Path, clock: Clock) -> None:
+def test_an_interrupted_exam_resumes_as_it_was(tmp_path: Path, clock: FakeClock) -> None:
     bank = make_bank()
     exam = Trainer(bank, Progress(tmp_path), clock=clock, seed=1).exam(5, seconds=600)
     exam.select("a")
@@ -177,7 +162,7 @@ def test_a_new_exam_abandons_the_unfinished_one(trainer: Trainer) -> None:
 # ----------------------------------------------------------------------------- FSRS and modes
 
 
-def test_fsrs_cards_round_trip_through_sqlite(tmp_path: Path, clock: Clock) -> None:
+def test_fsrs_cards_round_trip_through_sqlite(tmp_path: Path, clock: FakeClock) -> None:
     bank = make_bank(2)
     trainer = Trainer(bank, Progress(tmp_path), clock=clock, seed=3)
     session = trainer.practice(4)
@@ -205,7 +190,7 @@ def test_fsrs_cards_round_trip_through_sqlite(tmp_path: Path, clock: Clock) -> N
     assert {q.id for q in review.questions} == due
 
 
-def test_distractor_memory_and_missed_mode(trainer: Trainer, clock: Clock) -> None:
+def test_distractor_memory_and_missed_mode(trainer: Trainer, clock: FakeClock) -> None:
     session = trainer.drill("sweep", 1)
     question = session.current
     feedback = session.answer("b")
@@ -236,7 +221,7 @@ def test_practice_shows_questions_not_yet_met_first(trainer: Trainer) -> None:
     assert not seen & {q.id for q in second.questions}
 
 
-def test_readiness_grows_with_right_answers(trainer: Trainer, clock: Clock) -> None:
+def test_readiness_grows_with_right_answers(trainer: Trainer, clock: FakeClock) -> None:
     assert trainer.readiness()["sweep"] == 0
     for response in ("b", "a"):
         session = trainer.drill("sweep", 10)

@@ -15,10 +15,9 @@ and look at the SVGs in tests/__snapshots__/test_quiz_snapshots/ before committi
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 
 import pytest
-from quiz_app_support import DAY, START, FakeClock, answer_keys, make_trainer, utc  # noqa: F401 (fixture)
+from quiz_app_support import DAY, START, FakeClock, answer_keys, clock, trainer, utc  # noqa: F401 (fixtures)
 from textual.pilot import Pilot
 
 from quiz.app import QuizApp
@@ -29,16 +28,6 @@ from quiz.screens.results import ResultsScreen
 pytestmark = pytest.mark.usefixtures("utc")
 SIZE = (100, 32)
 SMALL = (80, 24)
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-def trainer(tmp_path: Path, clock: FakeClock) -> Trainer:
-    return make_trainer(tmp_path / "data", clock)
 
 
 def app_for(trainer: Trainer, **options) -> QuizApp:

@@ -13,10 +13,11 @@ from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Static
 
+from ..bank import YAML_BLOCK
+
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
 _FENCE = re.compile(r"^\s*```(\w*)[ \t]*\n(.*?)```\s*$", re.DOTALL)
-_YAML_BLOCK = re.compile(r"^```ya?ml[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 CODE_STYLE = "$text-accent"
 
@@ -49,7 +50,7 @@ def _bold(text: str) -> Content:
 
 def split_yaml(prompt: str) -> tuple[str, str | None, str]:
     """The prompt around its first ```yaml block: (markdown before, the YAML, markdown after)."""
-    match = _YAML_BLOCK.search(prompt)
+    match = YAML_BLOCK.search(prompt)
     if match is None:
         return prompt, None, ""
     return prompt[:match.start()], match.group(1), prompt[match.end():]
