@@ -1,6 +1,7 @@
 """``aml-run``: the ``az ml`` verbs a learner needs, against a local workspace.
 
     aml-run job create --file job.yml [--name N] [--set inputs.lr=0.1 ...] [--stream]
+                       [--nodes N --node-rank K --rdzv-endpoint HOST:PORT] [--preempt-after S[,S...]]
     aml-run job stream|show|cancel NAME       aml-run job list [--parent-job-name SWEEP]
     aml-run job plot SWEEP [--file sweep.png]
     aml-run job download NAME [--output-name X] [--download-path D] [--all]
@@ -50,6 +51,16 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a field, as az does: --set inputs.lr=0.1")
     create.add_argument("--stream", action="store_true", help="follow the log and exit with the job's outcome")
+    share = create.add_argument_group("one node of a job across machines (pytorch)")
+    share.add_argument("--nodes", type=int, metavar="N", help="how many machines run the job "
+                       "(= resources.instance_count); every machine runs this command with its own --node-rank")
+    share.add_argument("--node-rank", type=int, metavar="K", help="this machine's node, 0..N-1 (node 0 "
+                       "hosts the rendezvous)")
+    share.add_argument("--rdzv-endpoint", metavar="HOST:PORT", help="node 0's address and a free port, "
+                       "where the nodes meet")
+    create.add_argument("--preempt-after", metavar="SECONDS[,SECONDS...]", type=_seconds_list, default=(),
+                        help="a spot job (queue_settings.job_tier: spot) loses its node after SECONDS of "
+                        "running and is re-queued with its ./outputs; a list preempts it once per entry")
     for verb, text in (("stream", "follow a job's log until it ends (a sweep: its live trials table)"),
                        ("show", "a job's details"), ("cancel", "stop a job and everything it started"),
                        ("plot", "a sweep's picture: every trial's primary-metric curve (PNG)")):
@@ -138,6 +149,29 @@ def _color() -> bool:
     return sys.stderr.isatty() and not os.environ.get("NO_COLOR")
 
 
+def _seconds_list(text: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not seconds, or a comma list of them (5 or 5,12)") from None
+    if not values or any(value <= 0 for value in values):
+        raise argparse.ArgumentTypeError(f"{text!r}: every preemption needs seconds greater than 0")
+    return values
+
+
+def _multi_node(args: argparse.Namespace) -> Any:
+    from validator.errors import UsageError
+
+    given = [args.nodes is not None, args.node_rank is not None, args.rdzv_endpoint is not None]
+    if not any(given):
+        return None
+    if not all(given):
+        raise UsageError("a job across machines needs all three: --nodes N --node-rank K --rdzv-endpoint HOST:PORT")
+    from .distributed import MultiNode
+
+    return MultiNode(args.nodes, args.node_rank, args.rdzv_endpoint)
+
+
 def _name(args: argparse.Namespace) -> str:
     from validator.errors import UsageError
 
@@ -154,7 +188,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.group == "job":
         if args.verb == "create":
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
-            name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr)
+            name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr,
+                               multi_node=_multi_node(args), preempt_after=args.preempt_after)
             if args.stream:
                 return _follow(workspace, name, cancel_on_interrupt=True)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))

@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable
 
 from validator.spec import CommandJob, Spec
 
-from . import environments, inputs, process, status
+from . import distributed, environments, inputs, process, status
 from .errors import NotFound, RunnerError
 from .substitute import RenderError, render_command
 from .tracking import Tracking
@@ -51,11 +51,14 @@ _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPE
 # -- planning (in `aml-run job create`) ----------------------------------------------------------
 
 def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
-                 run_dir: Path, references: Iterable[str] = ()) -> dict[str, Any]:
+                 run_dir: Path, references: Iterable[str] = (),
+                 multi_node: distributed.MultiNode | None = None) -> dict[str, Any]:
     """Resolve everything a command job needs; raise before anything runs if it cannot.
     ``references`` are further names the command may use (a sweep trial's ``search_space.x``),
-    whose values come later."""
-    _refuse_what_this_release_cannot_run(job, spec)
+    whose values come later. ``multi_node``: this machine runs one node of a job that spans
+    machines."""
+    _refuse_what_this_release_cannot_run(spec)
+    layout = distributed.plan_distribution(job.distribution, job.resources, spec.path, multi_node)
     _check_environment_variables(job.environment_variables, spec)
     planned_inputs = {key: inputs.plan_input(value, spec.base_dir, workspace) for key, value in job.inputs.items()}
     planned_outputs = {key: inputs.plan_output(value, run_dir, workspace, name) for key, value in job.outputs.items()}
@@ -88,18 +91,14 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
         "outputs": planned_outputs,
         "environment_variables": job.environment_variables,
         "timeout": job.timeout if job.timeout and job.timeout > 0 else None,
+        "distribution": layout,
+        "job_tier": str(job.queue_settings.get("job_tier") or "").lower() or None,
         "workspace": str(workspace.folder),
         "tracking_uri": workspace.tracking_uri,
     }
 
 
-def _refuse_what_this_release_cannot_run(job: CommandJob, spec: Spec) -> None:
-    count = job.resources.get("instance_count", 1) if isinstance(job.resources, dict) else 1
-    if job.distribution or (isinstance(count, int) and count > 1):
-        # Running it as one process and calling that Completed would teach the wrong thing.
-        raise RunnerError(f"{spec.path}: this is a distributed job (`distribution` or "
-                          "`resources.instance_count` > 1); this version of aml-run runs single-process "
-                          "command jobs. Drop both to run it as one process")
+def _refuse_what_this_release_cannot_run(spec: Spec) -> None:
     code = spec.data.get("code")
     if isinstance(code, str) and (code.startswith("azureml:") or "://" in code):
         raise RunnerError(f"{spec.path}: code {code} is registered or remote; a local workspace runs "
@@ -304,46 +303,66 @@ def render(plan: dict[str, Any], values: dict[str, str | None], where: Path | No
         raise RunnerError(f"{where}: command: {error}" if where else f"command: {error}") from None
 
 
-def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | None,
-            cancel: Cancel, log: Log, on_start: Callable[[int], None] | None = None,
+def single(run_dir: Path, command: str, env: dict[str, str]) -> list[distributed.Launch]:
+    """The one process of a job that is not distributed: ``bash -c command``."""
+    return [distributed.Launch(["bash", "-c", command], env, run_dir / USER_LOG, "the command")]
+
+
+def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | None,
+            cancel: Cancel, log: Log, on_start: Callable[[list[int]], None] | None = None,
             keep: frozenset[int] = frozenset(), alone: bool = True,
-            timeout_status: str = "Failed") -> Outcome:
-    """Running: ``bash -c command`` in the snapshot, in its own process group; stops the whole
-    group on timeout or cancel; never leaves a process behind. ``keep`` are processes of the
-    supervisor's own (the tracking agent it started) that the final sweep must leave alone.
-    ``alone``: this is the supervisor's only job, so every process re-parented to it is this
-    job's; otherwise (a sweep's trials) the job's strays are found by its marker. A timeout
-    ends the job as ``timeout_status``: a command job's limits.timeout fails it, a sweep's
-    trial_timeout cancels the trial."""
-    log_path = run_dir / USER_LOG
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    job = process.spawn(["bash", "-c", command], cwd=run_dir / "wd", env=env, log=log_path)
-    pgid = job.pid
+            timeout_status: str = "Failed", preempt_after: float | None = None) -> Outcome:
+    """Running: start the job's processes (:func:`single`, or a distributed job's launchers)
+    in the snapshot, each in its own process group; stop all of them on timeout, cancel,
+    preemption or the first one that fails; never leave a process behind. ``keep`` are
+    processes of the supervisor's own (the tracking agent it started) that the final sweep must
+    leave alone. ``alone``: this is the supervisor's only job, so every process re-parented to
+    it is this job's; otherwise (a sweep's trials) the job's strays are found by its marker. A
+    timeout ends the job as ``timeout_status``: a command job's limits.timeout fails it, a
+    sweep's trial_timeout cancels the trial. ``preempt_after``: seconds after which the job's
+    node is taken (a simulated spot eviction); the outcome is then ``Preempted``."""
+    (run_dir / USER_LOG).parent.mkdir(parents=True, exist_ok=True)
+    for launch in launches:
+        launch.log.parent.mkdir(parents=True, exist_ok=True)
+        launch.process = process.spawn(launch.argv, cwd=run_dir / "wd", env=launch.env, log=launch.log)
+        launch.pgid = launch.process.pid
     if on_start:
-        on_start(pgid)
-    deadline = time.monotonic() + timeout if timeout else None
+        on_start([launch.pgid for launch in launches])
+    started = time.monotonic()
+    deadline = started + timeout if timeout else None
+    eviction = started + preempt_after if preempt_after is not None else None
     reason = None
+    failed: distributed.Launch | None = None
+    first = launches[0].process
     while True:
         try:
-            code = job.wait(timeout=0.05)
-            break
+            first.wait(timeout=0.05)
         except subprocess.TimeoutExpired:  # still running
             pass
+        failed = next((launch for launch in launches
+                       if launch.process.poll() is not None and launch.process.returncode != 0), None)
+        if failed is not None or all(launch.process.returncode == 0 for launch in launches if launch.required):
+            break
         if cancel.requested:
             reason = cancel.reason
         elif deadline is not None and time.monotonic() > deadline:
             reason = "timeout"
+        elif eviction is not None and time.monotonic() > eviction:
+            reason = "preempted"
         if reason:
             log(f"stopping the job's processes ({reason})")
-            process.stop_group(pgid, grace=5.0, reap=job)
-            code = job.wait()
             break
-    # The leader is gone; anything it left in its group (or that escaped it) goes too.
-    if process.group_alive(pgid):
-        process.stop_group(pgid, grace=1.0)
+    if failed is not None and len(launches) > 1:
+        log(f"{failed.role} failed (exit code {failed.process.returncode}): stopping the others")
+    # Whatever is still running (every process on cancel; the other nodes when one failed; the
+    # parameter servers once the workers are done) goes, and so does anything left in a group.
+    process.stop_groups([launch.pgid for launch in launches], grace=5.0 if reason else 1.0,
+                        reap=[launch.process for launch in launches])
+    codes = [launch.process.wait() for launch in launches]
     strays = process.stop_descendants(keep=keep) if alone else process.stop_marked(MARKER, str(run_dir))
     if strays:
         log(f"stopped {strays} process(es) the command left running")
+    code = failed.process.returncode if failed is not None else codes[0]
     if reason == "timeout":
         if timeout_status == "Canceled":
             return Outcome("Canceled", code, {"code": "TrialTimeout", "message":
@@ -351,14 +370,19 @@ def execute(run_dir: Path, command: str, env: dict[str, str], timeout: float | N
                                               "canceled"})
         return Outcome("Failed", code, {"code": "JobTimeout", "message":
                                         f"the job ran past limits.timeout ({timeout:g} s) and was stopped"})
+    if reason == "preempted":
+        return Outcome("Preempted", code, {"code": "Preempted", "message":
+                                           f"the low-priority node was taken after {preempt_after:g} s"})
     if reason:
         return Outcome("Canceled", code, {"code": "Canceled", "message": f"the job was {reason}"})
-    if code != 0:
+    if failed is not None:
+        if len(launches) > 1 or launches[0].role != "the command":
+            return Outcome("Failed", code, distributed.failure(run_dir, failed, code))
         signal_name = ""
         if code < 0:
             signal_name = f" (killed by {signal.Signals(-code).name})"
         return Outcome("Failed", code, {"code": "UserError", "message":
-                                        f"the command exited with code {code}{signal_name}; see {log_path}"})
+                                        f"the command exited with code {code}{signal_name}; see {failed.log}"})
     return Outcome("Completed", 0)
 
 

@@ -9,11 +9,12 @@ import signal
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from validator.spec import Spec, load_spec
 
 from . import command, process, status
+from .distributed import RANK_LOGS, MultiNode
 from .errors import NotFound, RunnerError
 from .workspace import Workspace, check_job_name
 
@@ -21,17 +22,20 @@ CANCEL_WAIT = 30.0
 
 
 def submit(file: str | Path, workspace: Workspace, name: str | None = None,
-           overrides: Iterable[str] = (), warn: TextIO | None = None) -> str:
+           overrides: Iterable[str] = (), warn: TextIO | None = None,
+           multi_node: MultiNode | None = None, preempt_after: Sequence[float] = ()) -> str:
     """Lint, resolve and start the job in ``file``; return its name once it is running on its
     own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input). Lint
-    warnings, which do not stop a job, are written to ``warn``."""
+    warnings, which do not stop a job, are written to ``warn``. ``multi_node``: run this
+    machine's node of a job that spans machines; ``preempt_after``: take a spot job's node
+    after these many seconds of each run (one entry per preemption)."""
     _require_run_extra()
     # The workspace may not exist yet (it is created once the job is accepted): lint then sees
     # an empty registry, and names every reference to register.
     spec = load_spec(file, overrides, workspace=workspace.folder)
     if warn is not None:
         warn.write(spec.render_findings(color=warn.isatty() and not os.environ.get("NO_COLOR")))
-    return submit_spec(spec, workspace, name)
+    return submit_spec(spec, workspace, name, multi_node, preempt_after)
 
 
 def _require_run_extra() -> None:
@@ -44,7 +48,8 @@ def _require_run_extra() -> None:
                           "out: pip install 'amllab[run]'")
 
 
-def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> str:
+def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
+                multi_node: MultiNode | None = None, preempt_after: Sequence[float] = ()) -> str:
     if spec.kind in ("commandComponent", "pipelineComponent"):
         raise RunnerError(f"{spec.path} is a component, not a job: register it with `aml-run "
                           f"component create --file {spec.path}` and use it from a pipeline job")
@@ -56,9 +61,20 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None) -> st
     if spec.kind == "sweepJob":
         from .sweep.sweep import plan_sweep
 
+        if multi_node is not None or preempt_after:
+            raise RunnerError(f"{spec.path}: --nodes/--node-rank and --preempt-after apply to command jobs, "
+                              "not to a sweep")
         plan = plan_sweep(spec, workspace, name, run_dir)
     else:
-        plan = command.plan_command(spec.command_job(), spec, workspace, name, run_dir)
+        plan = command.plan_command(spec.command_job(), spec, workspace, name, run_dir, multi_node=multi_node)
+        if preempt_after:
+            if plan["job_tier"] != "spot":
+                raise RunnerError(f"{spec.path}: --preempt-after takes away a low-priority node, and this job "
+                                  "does not run on one; ask for it with `queue_settings: {job_tier: spot}` "
+                                  "(--set queue_settings.job_tier=spot)")
+            if any(seconds <= 0 for seconds in preempt_after):
+                raise RunnerError("--preempt-after takes seconds greater than 0")
+            plan["preempt_after"] = list(preempt_after)
     workspace.ensure()
     try:
         run_dir.mkdir()
@@ -109,7 +125,7 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
     record the final state."""
     current = status.read(run_dir)
     if current.get("pgid"):
-        process.stop_group(current["pgid"], grace=1.0)
+        process.stop_groups(current.get("pgids") or [current["pgid"]], grace=1.0)
     process.stop_marked(command.MARKER, str(run_dir), grace=1.0)
     mlflow = current.get("mlflow") or {}
     if mlflow.get("run_id"):
@@ -295,18 +311,19 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
     run_dir = workspace.find_run(name)
     out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
     out.flush()
-    readers = {"user": _Tail(run_dir / command.USER_LOG), "system": _Tail(run_dir / command.SYSTEM_LOG)}
+    system = _Tail(run_dir / command.SYSTEM_LOG)
+    user = _UserOutput(run_dir)
 
     def step() -> bool:
         current = record(workspace, name)
         # Once the command has exited, its last line may lack a newline: show it now.
         exited = current.get("status") in ("Finalizing", *status.TERMINAL)
-        _write_in_order(out, readers["system"].lines(), readers["user"].lines(final=exited))
+        _write_in_order(out, system.lines(), user.lines(final=exited))
         out.flush()
         if current.get("status") not in status.TERMINAL:
             return False
         # The last lines written before the end.
-        _write_in_order(out, readers["system"].lines(final=True), readers["user"].lines(final=True))
+        _write_in_order(out, system.lines(final=True), user.lines(final=True))
         return True
 
     if watch(workspace, name, out, step, poll, cancel_on_interrupt) == 130:
@@ -354,6 +371,26 @@ def _write_in_order(out: TextIO, system: list[str], user: list[str]) -> None:
     out.writelines(user)
     for line in system[split:]:
         out.write(f"[aml-run] {line.split(' ', 1)[-1]}")
+
+
+class _UserOutput:
+    """What the job printed: std_log.txt, and for a distributed job every rank's log, rank 0's
+    lines as they are and the others' prefixed with their rank (as `[rank 3] ...`)."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.tails = {-1: _Tail(run_dir / command.USER_LOG)}
+
+    def lines(self, final: bool = False) -> list[str]:
+        for path in (self.run_dir / RANK_LOGS).glob("rank_*.txt"):
+            rank = path.stem.split("_", 1)[1]
+            if rank.isdigit() and int(rank) not in self.tails:
+                self.tails[int(rank)] = _Tail(path)
+        found = []
+        for rank in sorted(self.tails):
+            prefix = f"[rank {rank}] " if rank > 0 else ""
+            found.extend(prefix + line for line in self.tails[rank].lines(final))
+        return found
 
 
 class _Tail:

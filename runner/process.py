@@ -153,21 +153,30 @@ def signal_group(pgid: int, signum: int) -> None:
 def stop_group(pgid: int, grace: float = 5.0, reap: subprocess.Popen | None = None) -> None:
     """SIGTERM the whole group, give it ``grace`` seconds to exit cleanly (a training script may
     save a checkpoint), then SIGKILL whatever is left, and wait until the group is empty."""
-    signal_group(pgid, signal.SIGTERM)
+    stop_groups([pgid], grace, [reap] if reap is not None else [])
+
+
+def stop_groups(pgids: Sequence[int], grace: float = 5.0, reap: Sequence[subprocess.Popen] = ()) -> None:
+    """:func:`stop_group` for several groups at once (a distributed job's nodes): all get
+    SIGTERM together and share one grace period."""
+    for pgid in pgids:
+        signal_group(pgid, signal.SIGTERM)
+
+    def alive() -> bool:
+        for child in reap:
+            child.poll()
+        reap_children()
+        return any(group_alive(pgid) for pgid in pgids)
+
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
-        if reap is not None:
-            reap.poll()
-        reap_children()
-        if not group_alive(pgid):
+        if not alive():
             return
         time.sleep(0.05)
-    signal_group(pgid, signal.SIGKILL)
+    for pgid in pgids:
+        signal_group(pgid, signal.SIGKILL)
     deadline = time.monotonic() + 10
-    while group_alive(pgid) and time.monotonic() < deadline:
-        if reap is not None:
-            reap.poll()
-        reap_children()
+    while alive() and time.monotonic() < deadline:
         time.sleep(0.02)
 
 

@@ -2,7 +2,9 @@
 
 ``scenario.yml`` names the spec, the ``setup`` shell commands that register what the spec
 references (run in the scenario's folder with ``AMLLAB_WORKSPACE`` set, exactly as a learner
-would type them), and ``expect``: the final ``status``, the ``metrics`` the script must log,
+would type them), the ``set`` overrides to submit it with (``job create --set``: a two-node
+job made smaller for a laptop), ``preempt_after`` (``job create --preempt-after``: seconds,
+one per preemption of a spot job), and ``expect``: the final ``status``, the ``metrics`` the script must log,
 and the ``files`` each output must hold. A sweep's ``metrics`` and ``files`` are its best
 trial's, and a sweep can also expect:
 
@@ -56,7 +58,8 @@ def run(folder: Path, workspace: Workspace, out: TextIO | None = None) -> dict[s
     out = out or open(os.devnull, "w")
     meta = load(folder)
     setup(folder, workspace, out)
-    name = jobs.submit(folder / meta["spec"], workspace)
+    name = jobs.submit(folder / meta["spec"], workspace, overrides=meta.get("set") or (),
+                       preempt_after=tuple(meta.get("preempt_after") or ()))
     jobs.stream(workspace, name, out)
     shown = jobs.show(workspace, name)
     if shown["type"] == "sweep":

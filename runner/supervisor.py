@@ -17,7 +17,7 @@ import traceback
 from pathlib import Path
 from typing import IO, Any, Callable
 
-from . import command, process, status
+from . import command, distributed, process, status
 from .errors import RunnerError
 from .workspace import Workspace
 
@@ -25,9 +25,11 @@ SLOT_POLL = 0.2
 
 
 def acquire_slot(workspace: Workspace, compute: dict[str, Any], cancel: command.Cancel,
-                 log: command.Log) -> IO | None:
-    """Hold one of the compute's ``max_instances`` slots (an flock: released by the kernel
-    even if this process dies). None when the compute is unbounded or the job was canceled."""
+                 log: command.Log, count: int = 1) -> list[IO] | None:
+    """Hold ``count`` of the compute's ``max_instances`` slots (a multi-node job holds one per
+    node; each an flock, released by the kernel even if this process dies). All or none: a job
+    never sits on some nodes while it waits for the rest. None when the compute is unbounded or
+    the job was canceled."""
     maximum = compute.get("max_instances")
     if not compute.get("name") or not isinstance(maximum, int) or maximum <= 0:
         return None
@@ -35,18 +37,29 @@ def acquire_slot(workspace: Workspace, compute: dict[str, Any], cancel: command.
     folder.mkdir(parents=True, exist_ok=True)
     told = False
     while not cancel.requested:
+        held: list[IO] = []
         for index in range(maximum):
             handle = open(folder / f"slot-{index}.lock", "a")
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return handle
+                held.append(handle)
+                if len(held) == count:
+                    return held
             except BlockingIOError:
                 handle.close()
+        for handle in held:
+            handle.close()
         if not told:
-            log(f"waiting for a free instance of compute {compute['name']} ({maximum} in use)")
+            needed = f"{count} free instances" if count > 1 else "a free instance"
+            log(f"waiting for {needed} of compute {compute['name']} ({maximum} in all)")
             told = True
         time.sleep(SLOT_POLL)
     return None
+
+
+def release(slots: list[IO] | None) -> None:
+    for handle in slots or []:
+        handle.close()
 
 
 class Walk:
@@ -102,7 +115,7 @@ class JobRun(Walk):
     def __init__(self, run_dir: Path, *, alone: bool = True, cancel: command.Cancel | None = None) -> None:
         super().__init__(run_dir, cancel)
         self.alone = alone
-        self.slot: IO | None = None
+        self.slot: list[IO] | None = None
 
     def until_finalizing(self) -> command.Outcome:
         """Queued, Preparing and Running; every way they can end becomes an Outcome."""
@@ -111,7 +124,7 @@ class JobRun(Walk):
         def steps() -> command.Outcome:
             cancel.interruptible = self.alone
             self.enter("Queued")
-            self.slot = acquire_slot(self.workspace, plan["compute"], cancel, log)
+            self.slot = acquire_slot(self.workspace, plan["compute"], cancel, log, self.nodes())
             if cancel.requested:
                 return _canceled_before_running()
             self.enter("Preparing")
@@ -123,12 +136,55 @@ class JobRun(Walk):
             cancel.interruptible = False
             if cancel.requested:
                 return _canceled_before_running()
-            self.enter("Running")
-            return command.execute(run_dir, rendered, env, plan.get("timeout"), cancel, log,
-                                   on_start=lambda pgid: status.update(run_dir, pgid=pgid), keep=self.keep(),
-                                   alone=self.alone, timeout_status="Failed" if self.alone else "Canceled")
+            launches = self.launches(rendered, env)
+            return self.run(launches, rendered, env)
 
         return self.guarded(steps)
+
+    def nodes(self) -> int:
+        """How many of the compute's instances the job holds while it runs: one per node of this
+        machine's share."""
+        layout = self.plan.get("distribution")
+        return len(layout["local_nodes"]) if layout else 1
+
+    def launches(self, rendered: str, env: dict[str, str]) -> list[distributed.Launch]:
+        layout = self.plan.get("distribution")
+        if not layout:
+            return command.single(self.run_dir, rendered, env)
+        python = self.plan["environment"]["python"]
+        if layout["type"] == "pytorch" and not distributed.torch_available(python):
+            raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
+                              "which cannot import torch: install torch there (pip install torch)")
+        if layout["type"] == "mpi":
+            distributed.mpirun()  # a missing Open MPI fails now, naming the package
+        self.log(f"distributed: {distributed.describe(layout)}")
+        return distributed.launches(self.plan, rendered, env, self.run_dir, python)
+
+    def run(self, launches: list[distributed.Launch], rendered: str, env: dict[str, str]) -> command.Outcome:
+        """Running, and for a spot job whose node is taken (``--preempt-after``), back to Queued
+        and Running again with the same working folder and ./outputs, as the service re-queues
+        a preempted low-priority job: a script that checkpoints to ./outputs resumes."""
+        evictions = list(self.plan.get("preempt_after") or [])
+        attempt = 0
+        while True:
+            self.enter("Running")
+            outcome = command.execute(
+                self.run_dir, launches, self.plan.get("timeout"), self.cancel, self.log,
+                on_start=lambda pgids: status.update(self.run_dir, pgid=pgids[0], pgids=pgids), keep=self.keep(),
+                alone=self.alone, timeout_status="Failed" if self.alone else "Canceled",
+                preempt_after=evictions[attempt] if attempt < len(evictions) else None)
+            if outcome.status != "Preempted":
+                return outcome
+            attempt += 1
+            self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
+                     f"(preemption {attempt} of {len(evictions)}), ./outputs is kept")
+            status.update(self.run_dir, preemptions=attempt)
+            release(self.slot)
+            self.enter("Queued")
+            self.slot = acquire_slot(self.workspace, self.plan["compute"], self.cancel, self.log, self.nodes())
+            if self.cancel.requested:
+                return _canceled_before_running()
+            launches = self.launches(rendered, env)
 
     def finalize(self, outcome: command.Outcome, **extra: Any) -> None:
         self.enter("Finalizing")
@@ -143,8 +199,7 @@ class JobRun(Walk):
         if outcome.status != "Completed" and written.is_dir() and any(written.iterdir()):
             self.log("the outputs written so far are kept, and are partial (job show: outputs_complete false)")
         self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields, **extra)
-        if self.slot is not None:
-            self.slot.close()
+        release(self.slot)
 
 
 def _canceled_before_running() -> command.Outcome:

@@ -640,14 +640,13 @@ def test_the_tracking_agent_exits_when_idle(tmp_path: Path, monkeypatch: pytest.
 
 # -- found in review: each of these once went wrong -----------------------------------------
 
-def test_distributed_jobs_are_refused_rather_than_run_as_one_process(tmp_path: Path) -> None:
-    spec = write_job(tmp_path, "job", """\
-        command: echo RANK=$RANK
-        distribution: {type: pytorch, process_count_per_instance: 2}
-        resources: {instance_count: 2}
-        """)
-    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
-    assert result.returncode == 2 and "this is a distributed job" in result.stderr
+def test_what_cannot_run_distributed_here_is_refused_rather_than_run_as_one_process(tmp_path: Path) -> None:
+    for name, body, words in (
+            ("nodes", "resources: {instance_count: 2}", "has no `distribution`"),
+            ("ray", "distribution: {type: ray}", "cannot run here")):
+        spec = write_job(tmp_path, name, f"command: echo RANK=$RANK\n{body}\n")
+        result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+        assert result.returncode == 2 and words in result.stderr, result.stderr
     assert nothing_ran(tmp_path)
 
 

@@ -97,6 +97,7 @@ class CommandJob:
     timeout: int | None = None
     resources: dict[str, Any] = field(default_factory=dict)
     distribution: dict[str, Any] | None = None
+    queue_settings: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
         timeout=_sdk_int(timeout),
         resources=dict(data.get("resources") or {}),
         distribution=dict(data["distribution"]) if isinstance(data.get("distribution"), dict) else None,
+        queue_settings=dict(data["queue_settings"]) if isinstance(data.get("queue_settings"), dict) else {},
     )
 
 
