@@ -401,10 +401,11 @@ def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tr
                     log(f"logged {count} file(s) of ./{folder} to the MLflow run")
             except RunnerError as error:
                 log(f"warning: could not log ./{folder}: {error}")
-        try:
-            tracking.log_artifacts(run_id, run_dir / "user_logs", "user_logs")
-        except RunnerError as error:
-            log(f"warning: could not log user_logs: {error}")
+        for folder in ("user_logs", distributed.RANK_LOGS):  # a distributed job's rank logs too
+            try:
+                tracking.log_artifacts(run_id, run_dir / folder, "user_logs")
+            except RunnerError as error:
+                log(f"warning: could not log {folder}: {error}")
         mlflow_status = {"Completed": "FINISHED", "Failed": "FAILED", "Canceled": "KILLED"}[outcome.status]
         tracking.end_run(run_id, mlflow_status)
         fields["metrics"] = tracking.metrics(run_id)

@@ -206,6 +206,13 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     }
     if plan["type"] == "sweep":
         shown.update(_sweep_fields(plan, current))
+    if plan.get("distribution"):
+        from .distributed import describe
+
+        shown.update(distribution=describe(plan["distribution"]),
+                     rank_logs=sorted(str(path) for path in (run_dir / RANK_LOGS).glob("rank_*.txt")))
+    if plan.get("job_tier"):
+        shown.update(job_tier=plan["job_tier"], preemptions=current.get("preemptions", 0))
     if plan.get("parent"):
         shown.update({"parent_job_name": plan["parent"], "params": plan.get("params") or {},
                       "stopped_by": current.get("stopped_by")})
@@ -456,7 +463,8 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
     if output_name in (None, "default") or everything:
         target = download_path / "artifacts"
         for source, relative in ((run_dir / "wd" / "outputs", "outputs"), (run_dir / "wd" / "logs", "logs"),
-                                 (run_dir / "user_logs", "user_logs"), (run_dir / "system_logs", "system_logs")):
+                                 (run_dir / "user_logs", "user_logs"), (run_dir / RANK_LOGS, "user_logs"),
+                                 (run_dir / "system_logs", "system_logs")):
             if source.exists():
                 shutil.copytree(source, target / relative, dirs_exist_ok=True)
         written.append(target)

@@ -8,6 +8,7 @@ one per preemption of a spot job), and ``expect``: the final ``status``, the ``m
 and the ``files`` each output must hold. A sweep's ``metrics`` and ``files`` are its best
 trial's, and a sweep can also expect:
 
+    preemptions: 2                  how many times a spot job lost its node (with preempt_after)
     trials: 12                      how many trials it ran
     canceled_by_policy: {min: 1}    how many the early-termination policy stopped (min, max)
     best_trial:
@@ -75,6 +76,8 @@ def check(folder: Path, shown: dict[str, Any]) -> list[str]:
     problems = []
     if "status" in expect and shown["status"] != expect["status"]:
         problems.append(f"status is {shown['status']}, expected {expect['status']} ({shown.get('error')})")
+    if "preemptions" in expect and shown.get("preemptions") != expect["preemptions"]:
+        problems.append(f"the job was preempted {shown.get('preemptions')} time(s), expected {expect['preemptions']}")
     metrics = shown["metrics"]
     if shown["type"] == "sweep":
         problems += _check_sweep(expect, shown)

@@ -40,7 +40,14 @@ _AGENT_HTTP_DEFAULTS = {"MLFLOW_HTTP_REQUEST_MAX_RETRIES": "2", "MLFLOW_HTTP_REQ
 
 
 def agent_address(workspace: Path, tracking_uri: str) -> str:
-    digest = hashlib.sha1(f"{workspace.resolve()}|{tracking_uri}".encode()).hexdigest()[:20]
+    """One agent per workspace folder and store. The folder's inode is part of the name: a
+    workspace deleted and made again (rm -rf .amllab, then a new job) gets a new agent, while
+    the old one, whose open database is the deleted file, idles out unused."""
+    try:
+        inode = workspace.stat().st_ino
+    except OSError:
+        inode = 0
+    digest = hashlib.sha1(f"{workspace.resolve()}|{inode}|{tracking_uri}".encode()).hexdigest()[:20]
     return f"\0amllab-tracking-{digest}"
 
 

@@ -640,6 +640,21 @@ def test_the_tracking_agent_exits_when_idle(tmp_path: Path, monkeypatch: pytest.
 
 # -- found in review: each of these once went wrong -----------------------------------------
 
+def test_a_workspace_deleted_and_made_again_gets_a_fresh_tracking_agent(tmp_path: Path) -> None:
+    """rm -rf .amllab between two jobs: the first job's tracking agent is still up (it idles
+    out later) with the deleted database open; the second job must not write into it."""
+    import shutil
+
+    spec = write_job(tmp_path, "job", "command: python -c \"import mlflow; mlflow.log_metric('m', 1)\"\n")
+    for attempt in range(2):
+        result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path,
+                         env={"AMLLAB_TRACKING_IDLE": "120"})
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr
+        assert "Status: Completed" in result.stdout
+        if attempt == 0:
+            shutil.rmtree(tmp_path / ".amllab")
+
+
 def test_what_cannot_run_distributed_here_is_refused_rather_than_run_as_one_process(tmp_path: Path) -> None:
     for name, body, words in (
             ("nodes", "resources: {instance_count: 2}", "has no `distribution`"),
