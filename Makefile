@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_VERSION := 2.13.0
 
-.PHONY: demo test lint bench schemas docs clean
+.PHONY: demo test mpi lint bench schemas docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -47,7 +47,15 @@ demo: $(VENV)/.installed-run
 	@echo "== aml-quiz --check: the question bank, every machine-checked answer proven by the toolkit =="
 	$(VENV)/bin/aml-quiz --check
 
-test: $(VENV)/.installed-dev
+# The MPI tests run Open MPI's real mpirun (Debian's openmpi-bin): installed here when missing
+# and this user may (root with apt-get); otherwise say what to install.
+mpi:
+	@command -v mpirun >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin >/dev/null; \
+	  else echo "make test needs Open MPI's mpirun: sudo apt-get install openmpi-bin" >&2; exit 1; fi; }
+
+test: $(VENV)/.installed-dev mpi
 	$(PY) -m pytest -q
 
 bench: $(VENV)/.installed-dev
@@ -56,6 +64,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) bench/run_overhead.py
 	$(PY) bench/sweep_overhead.py
 	$(PY) bench/quiz_start.py
+	$(PY) bench/distributed_launch.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py
