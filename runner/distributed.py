@@ -290,6 +290,11 @@ def failure(run_dir: Path, failed: Launch, code: int) -> dict[str, str]:
 
 def torch_available(python: str) -> bool:
     """Whether ``python`` can import torch (a cheap look, not an import)."""
+    import importlib.util
+    import sys
+
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        return importlib.util.find_spec("torch") is not None
     probe = subprocess.run([python, "-c", "import importlib.util, sys; "
                             "sys.exit(importlib.util.find_spec('torch') is None)"],
                            capture_output=True, timeout=60)
