@@ -93,6 +93,8 @@ def plan_distribution(distribution: dict[str, Any] | None, resources: dict[str, 
     per_node = _positive(distribution.get("process_count_per_instance", 1), "distribution.process_count_per_instance", where)
     plan: dict[str, Any] = {"type": kind, "nodes": nodes, "per_node": per_node,
                             "local_nodes": list(range(nodes)), "endpoint": None, "max_restarts": 0}
+    if kind == "mpi":
+        mpirun()  # refused at submission, before anything runs, when Open MPI is missing
     if kind == "tensorflow":
         plan["per_node"] = 1
         plan["workers"] = _positive(distribution.get("worker_count", nodes), "distribution.worker_count", where)
@@ -154,6 +156,10 @@ def _rank_script(command: str, rank_variable: str) -> str:
             'export AZUREML_PROCESS_NAME="rank_$R"\n'
             f'exec >>"$AMLLAB_RANK_LOGS/rank_$R.txt" 2>&1\n'
             'trap \'echo $? >"$AMLLAB_RANK_LOGS/rank_$R.exit"\' EXIT\n'
+            # Stopped by a signal (the job was canceled, or another rank failed): no status.
+            # Without these, bash would run the EXIT trap with the status of its last builtin, 0.
+            "trap 'trap - EXIT; exit 143' TERM; trap 'trap - EXIT; exit 130' INT; "
+            "trap 'trap - EXIT; exit 129' HUP\n"
             f'{command}\n')
 
 

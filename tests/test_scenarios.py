@@ -28,7 +28,9 @@ def test_seed_scenarios_exist() -> None:
 
 
 # Labs whose run a test file of their own checks in depth (and runs once): not run twice.
-RUN_ELSEWHERE = {"distributed-pytorch": "test_distributed.py", "checkpoint-resume": "test_distributed.py"}
+RUN_ELSEWHERE = {"distributed-pytorch": "test_distributed.py", "checkpoint-resume": "test_distributed.py",
+                 "distributed-tensorflow": "test_distributed_frameworks.py",
+                 "distributed-mpi": "test_distributed_frameworks.py"}
 RUNNABLE = [folder for folder in SCENARIOS if folder.name not in RUN_ELSEWHERE
             and "status" in (yaml.safe_load((folder / "scenario.yml").read_text()).get("expect") or {})]
 
