@@ -11,7 +11,6 @@ import shutil
 import sys
 from pathlib import Path
 
-
 from amlrun import aml_run, lab, nothing_ran  # noqa: F401
 from conftest import ROOT
 from runner import command, jobs, process, scenarios
