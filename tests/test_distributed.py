@@ -249,3 +249,96 @@ def test_a_multi_node_job_holds_one_compute_instance_per_node(tmp_path: Path) ->
     again = acquire_slot(workspace, compute, command.Cancel(), log, count=2)
     assert again is not None and len(again) == 2
     release(again)
+
+
+def started_ranks(run_dir: Path, count: int, timeout: float = 120) -> None:
+    """Wait until ``count`` ranks have written their first line."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        logs = list((run_dir / "logs").glob("rank_*.txt"))
+        if len(logs) == count and all(log.read_text().strip() for log in logs):
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"{count} ranks did not start in {timeout:g} s")
+
+
+SLEEPER = """\
+    command: echo "rank $RANK up"; sleep 600
+    resources: {instance_count: 2}
+    distribution: {type: pytorch, process_count_per_instance: 2}
+    """
+
+
+def test_canceling_a_distributed_job_stops_every_node(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", SLEEPER)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    name = jobs.submit(spec, workspace)
+    run_dir = workspace.run_dir(name)
+    started_ranks(run_dir, 4)
+    result = aml_run("job", "cancel", name, "--workspace", str(workspace.folder), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    final = jobs.wait(workspace, name, timeout=60)
+    assert final["status"] == "Canceled"
+    assert left_running(run_dir) == []
+    # A stopped rank has no exit status: nothing claims it ended well, or failed.
+    assert list((run_dir / "logs").glob("rank_*.exit")) == []
+
+
+def test_a_killed_supervisor_of_a_distributed_job_is_noticed_and_every_rank_stopped(tmp_path: Path) -> None:
+    """SIGKILL leaves torch's workers without their agent; the next look at the job finds them
+    by the job's marker variable, which every rank inherits, and stops them."""
+    spec = write_job(tmp_path, "job", SLEEPER)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    name = jobs.submit(spec, workspace)
+    run_dir = workspace.run_dir(name)
+    started_ranks(run_dir, 4)
+    from runner import status
+
+    os.kill(status.read(run_dir)["supervisor"]["pid"], 9)
+    time.sleep(0.3)
+    shown = jobs.show(workspace, name)
+    assert shown["status"] == "Failed" and shown["error"]["code"] == "RunnerDied"
+    assert left_running(run_dir) == []
+
+
+def test_a_sweep_tunes_a_distributed_trial(tmp_path: Path) -> None:
+    """Each trial of the sweep is a 1 x 2 pytorch job: the score is the all-reduced sum of
+    both ranks' learning rate, so 2 x lr proves that both ranks of every trial took part."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "trial.py").write_text(
+        "import argparse, torch, torch.distributed as dist\n"
+        "parser = argparse.ArgumentParser(); parser.add_argument('--lr', type=float)\n"
+        "lr = parser.parse_args().lr\n"
+        "dist.init_process_group('gloo')\n"
+        "total = torch.tensor([lr]); dist.all_reduce(total)\n"
+        "if dist.get_rank() == 0:\n"
+        "    import mlflow; mlflow.log_metric('score', total.item())\n"
+        "dist.destroy_process_group()\n")
+    spec = tmp_path / "sweep.yml"
+    spec.write_text("""\
+$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+type: sweep
+trial:
+  code: ./src
+  command: python trial.py --lr ${{search_space.lr}}
+  environment: {image: python:3.11-slim}
+  resources: {instance_count: 1}
+  distribution: {type: pytorch, process_count_per_instance: 2}
+sampling_algorithm: grid
+search_space:
+  lr: {type: choice, values: [0.1, 0.2]}
+objective: {goal: maximize, primary_metric: score}
+limits: {max_total_trials: 2, max_concurrent_trials: 1}
+""")
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    name = jobs.submit(spec, workspace)
+    final = jobs.wait(workspace, name, timeout=240)
+    assert final["status"] == "Completed", final.get("error")
+    shown = jobs.show(workspace, name)
+    scores = {row["params"]["lr"]: row["metrics"]["score"] for row in shown["trials"]}
+    assert scores == pytest.approx({0.1: 0.2, 0.2: 0.4})
+    assert shown["best_trial"]["params"] == {"lr": 0.2}
+    for row in shown["trials"]:
+        trial_dir = workspace.run_dir(row["name"])
+        assert sorted(p.name for p in (trial_dir / "logs").glob("rank_*.txt")) == ["rank_0.txt", "rank_1.txt"]
+        assert left_running(trial_dir) == []

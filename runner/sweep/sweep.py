@@ -73,10 +73,6 @@ def trial_name(sweep: str, index: int) -> str:
 def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> dict[str, Any]:
     """Resolve the sweep and its trial template; raise before anything runs if it cannot."""
     job = spec.sweep_job()
-    if job.trial.distribution or (job.trial.resources or {}).get("instance_count", 1) not in (1, None):
-        raise RunnerError(f"{spec.path}: the trial is a distributed job (`distribution` or "
-                          "`resources.instance_count` > 1); this version of aml-run runs single-process trials. "
-                          "Drop both to run each trial as one process")
     try:
         space = sampling.parse_space(job.search_space)
         seed = job.seed if job.seed is not None else secrets.randbelow(2**31)
