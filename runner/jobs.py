@@ -53,12 +53,19 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
     if spec.kind in ("commandComponent", "pipelineComponent"):
         raise RunnerError(f"{spec.path} is a component, not a job: register it with `aml-run "
                           f"component create --file {spec.path}` and use it from a pipeline job")
-    if spec.kind not in ("commandJob", "sweepJob"):
-        raise RunnerError(f"{spec.path} is a {spec.kind}; this version of aml-run runs command and sweep jobs")
+    if spec.kind not in ("commandJob", "sweepJob", "pipelineJob"):
+        raise RunnerError(f"{spec.path} is a {spec.kind}; aml-run runs command, sweep and pipeline jobs")
     given = spec.data.get("name")
     name = check_job_name(name or (str(given) if given is not None else None) or workspace.new_job_name())
     run_dir = workspace.run_dir(name)
-    if spec.kind == "sweepJob":
+    if spec.kind == "pipelineJob":
+        from .pipeline import plan_pipeline
+
+        if multi_node is not None or preempt_after:
+            raise RunnerError(f"{spec.path}: --nodes/--node-rank and --preempt-after apply to command jobs, "
+                              "not to a pipeline")
+        plan = plan_pipeline(spec, workspace, name, run_dir)
+    elif spec.kind == "sweepJob":
         from .sweep.sweep import plan_sweep
 
         if multi_node is not None or preempt_after:
@@ -136,7 +143,8 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
             pass  # the state below is what matters; MLflow keeps RUNNING, as for a lost node
     if status.transition(run_dir, state, error=error):
         command.Log(run_dir)(f"state: {state} ({error['message']})")
-    for trial_dir in _trial_dirs(run_dir):  # a sweep's trials end with it
+    steps = sorted(p for p in (run_dir / "steps").glob("*") if (p / status.FILE).is_file())
+    for trial_dir in _trial_dirs(run_dir) + steps:  # a sweep's trials and a pipeline's steps end with it
         if status.read(trial_dir).get("status") not in status.TERMINAL:
             _end_without_supervisor(workspace, trial_dir, state, error)
 
@@ -206,6 +214,11 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     }
     if plan["type"] == "sweep":
         shown.update(_sweep_fields(plan, current))
+    if plan["type"] == "pipeline":
+        from .pipeline import nodes
+
+        shown["jobs"] = nodes(workspace, run_dir, plan)
+        shown["log_path"] = str(run_dir / command.SYSTEM_LOG)
     if plan.get("distribution"):
         from .distributed import describe
 

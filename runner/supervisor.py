@@ -208,10 +208,15 @@ def _canceled_before_running() -> command.Outcome:
 
 def supervise(run_dir: Path) -> int:
     job: Walk
-    if status.read(run_dir, command.PLAN)["type"] == "sweep":
+    kind = status.read(run_dir, command.PLAN)["type"]
+    if kind == "sweep":
         from .sweep.sweep import SweepRun
 
         job = SweepRun(run_dir)
+    elif kind == "pipeline":
+        from .pipeline import PipelineRun
+
+        job = PipelineRun(run_dir)
     else:
         job = JobRun(run_dir)
     signal.signal(signal.SIGTERM, lambda *_: job.cancel.request("canceled"))

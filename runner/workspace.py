@@ -137,8 +137,13 @@ class Workspace:
         return Tracking(self.folder, tracking_uri or self.tracking_uri, self.artifact_root)
 
     def run_dir(self, name: str) -> Path:
-        """A job's run folder; a sweep's trial ``<sweep>_<n>`` lives inside its sweep's."""
+        """A job's run folder; a sweep's trial ``<sweep>_<n>`` lives inside its sweep's, and a
+        pipeline's step ``<pipeline>--<step>`` inside its pipeline's."""
         direct = self.runs / name
+        if not direct.exists() and "--" in name:
+            pipeline, _, step = name.rpartition("--")  # a pipeline's step <pipeline>--<step>
+            if (self.runs / pipeline / "steps" / step).exists():
+                return self.runs / pipeline / "steps" / step
         if not direct.exists():
             parent, separator, index = name.rpartition("_")
             if separator and index.isdigit() and parent:

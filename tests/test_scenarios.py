@@ -73,6 +73,16 @@ def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
         best = next(child for child in children if child.data.tags["amllab.job"] == shown["best_trial"]["name"])
         assert best.data.params == {key: format_value(value) for key, value in shown["best_trial"]["params"].items()}
         run = best
+    elif shown["type"] == "pipeline":
+        # The pipeline's run is the parent of one run per step that ran; each holds its metrics.
+        children = client.search_runs([run.info.experiment_id],
+                                      f"tags.mlflow.parentRunId = '{run.info.run_id}'", max_results=2000)
+        ran = {node["name"]: node for node in shown["jobs"].values() if not node["reused"]}
+        assert sorted(child.data.tags["amllab.job"] for child in children) == sorted(ran)
+        for child in children:
+            assert child.info.status == "FINISHED"
+            assert child.data.metrics == ran[child.data.tags["amllab.job"]]["metrics"]
+        assert all(node["status"] == "Completed" for node in shown["jobs"].values())
     else:
         assert run.data.metrics == shown["metrics"] and shown["metrics"]
     logged = {a.path for a in client.list_artifacts(run.info.run_id, "outputs")}

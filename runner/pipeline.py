@@ -1,0 +1,504 @@
+"""A pipeline job: plan it at submission, run its steps in the supervisor, reuse what has not changed.
+
+The order of the steps comes from the data wiring alone: a step that binds
+``${{parent.jobs.prep.outputs.clean}}`` waits for ``prep`` (the edges are the linter's own,
+``validator.rules.pipeline.step_edges``, and ``validator.graph`` orders them). A step starts as
+soon as every step it reads from has completed, so independent steps run side by side, as many
+as their computes have free instances. Each step is a command job of its own
+(``runs/<pipeline>/steps/<step>/``, named ``<pipeline>--<step>``) run by
+:class:`runner.supervisor.JobRun`: the same prepare, execute and finalize as any command job,
+each its own MLflow child run of the pipeline's run.
+
+What this release runs: command steps, inline (``command:`` in the step) or from a component:
+a local file (``component: ./prep.yml``), a registered one (``azureml:prep_data:1``,
+``azureml:prep_data@latest``, ``azureml:prep_data``; ``aml-run component create``) or an inline
+mapping. Sweep, parallel, spark and pipeline-component steps are refused at submission with a
+message saying so. Bindings: ``${{parent.inputs.x}}``, ``${{parent.jobs.J.outputs.O}}``,
+``${{parent.outputs.x}}`` on a step output (the pipeline output is that step output), literal
+values and component defaults.
+
+Step failure (``settings.continue_on_step_failure``; the pipeline reference says it defaults
+to true): true, the steps that depend on a failed one are not run (Canceled, "an upstream step
+failed") and the independent branches finish; false, the first failure cancels every step that
+has not finished. The pipeline ends Failed when a step failed, Completed when all completed.
+
+Step reuse (the service's rules, from "Debug pipeline reuse issues"): a step is reused when its
+component ``is_deterministic`` (the default), the pipeline's ``settings.force_rerun`` is false,
+and nothing that decides its result changed: the command as written, the environment and
+compute resources as resolved, the content of the code folder (file by file), the content of
+every input (data and upstream outputs alike) and every literal value, and the outputs'
+settings. Those make a content-addressed key (:mod:`runner.step_cache`); a reused step gets the
+original's outputs, logs and metrics, ``reused: true`` and ``reused_from``. ``job show
+PIPELINE --node STEP --why`` prints the decision, field by field.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+from validator.spec import Spec, command_job_from
+
+from . import command, process, status, step_cache
+from .errors import NotFound, RunnerError
+from .supervisor import JobRun, Walk
+from .workspace import Workspace
+
+STEPS = "steps"
+SEPARATOR = "--"
+POLL = 0.2
+
+
+def step_job_name(pipeline: str, step: str) -> str:
+    return f"{pipeline}{SEPARATOR}{step}"
+
+
+# -- planning (in `aml-run job create`) ----------------------------------------------------------
+
+def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> dict[str, Any]:
+    """Resolve every step's definition and the wiring; raise before anything runs if a step
+    cannot run here. Steps are planned as command jobs only when they start (their inputs are
+    upstream outputs that do not exist yet)."""
+    from validator import graph, loader
+    from validator.rules.pipeline import analyse, step_edges
+
+    data = spec.data
+    settings = data.get("settings") if isinstance(data.get("settings"), dict) else {}
+    document, _ = loader.parse(str(spec.path), spec.text or spec.path.read_text(), spec.base_dir)
+    pipeline = analyse(document)
+    steps: dict[str, Any] = {}
+    for step_name, node in (data.get("jobs") or {}).items():
+        steps[step_name] = _plan_step(spec, workspace, step_name, node)
+    edges = step_edges(pipeline)
+    order = graph.topological_order(list(steps), edges)  # the linter already refused cycles
+    pipeline_inputs = {}
+    for key, value in (data.get("inputs") or {}).items():
+        pipeline_inputs[key] = _pipeline_input(key, value, spec, workspace)
+    experiment = data.get("experiment_name") or Path.cwd().name or "Default"
+    compute = settings.get("default_compute") or data.get("compute")
+    return {
+        "name": name,
+        "type": "pipeline",
+        "display_name": data.get("display_name") or name,
+        "experiment_name": str(experiment),
+        "description": data.get("description"),
+        "tags": {str(k): str(v) for k, v in (data.get("tags") or {}).items()},
+        "spec": str(spec.path),
+        "overrides": list(spec.overrides),
+        "command": None,
+        "code": None,
+        "environment": {"label": "per step"},
+        "compute": command.plan_compute(compute, {}, workspace) if compute else
+        {"name": None, "kind": "serverless", "max_instances": None, "note": "steps without compute run serverless here"},
+        "inputs": pipeline_inputs,
+        "outputs": _pipeline_outputs(data, run_dir),
+        "steps": steps,
+        "order": order,
+        "edges": [list(edge) for edge in edges],
+        "settings": {"default_compute": settings.get("default_compute"),
+                     "continue_on_step_failure": settings.get("continue_on_step_failure", True) is not False,
+                     "force_rerun": settings.get("force_rerun") is True},
+        "workspace": str(workspace.folder),
+        "tracking_uri": workspace.tracking_uri,
+    }
+
+
+def _pipeline_outputs(data: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+    """A pipeline output is the step output bound to it with `${{parent.outputs.x}}`."""
+    bound = {}
+    for step_name, node in (data.get("jobs") or {}).items():
+        for port, value in ((node or {}).get("outputs") or {}).items():
+            text = value if isinstance(value, str) else (value or {}).get("path") if isinstance(value, dict) else None
+            if isinstance(text, str) and text.replace(" ", "").startswith("${{parent.outputs."):
+                bound[text.replace(" ", "")[len("${{parent.outputs."):-2]] = (step_name, port)
+    outputs = {}
+    for key, value in (data.get("outputs") or {}).items():
+        kind = (value or {}).get("type", "uri_folder") if isinstance(value, dict) else "uri_folder"
+        step, port = bound.get(str(key), (None, None))
+        path = run_dir / STEPS / step / "outputs" / port if step else run_dir / "outputs" / str(key)
+        outputs[str(key)] = {"type": kind, "mode": "rw_mount", "path": str(path), "step": step, "port": port,
+                             "asset_name": None, "asset_version": None}
+    return outputs
+
+
+def _pipeline_input(key: str, value: Any, spec: Spec, workspace: Workspace) -> dict[str, Any]:
+    from validator.spec import _job_input
+
+    from . import inputs
+
+    return inputs.plan_input(_job_input(key, value), spec.base_dir, workspace)
+
+
+def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str, Any]) -> dict[str, Any]:
+    step_type = str(node.get("type") or "command")
+    where = f"{spec.path}: step '{step_name}'"
+    if step_type != "command":
+        raise RunnerError(f"{where} is a {step_type} step; this version of aml-run runs pipelines of "
+                          "command steps (inline, or from a command component)")
+    component = node.get("component")
+    base = spec.base_dir
+    source = "inline"
+    if component is None:
+        definition = {k: v for k, v in node.items() if k not in ("type",)}
+    elif isinstance(component, dict):
+        definition, source = dict(component), "inline component"
+    else:
+        reference = str(component).strip()
+        if reference.startswith("azureml://"):
+            raise RunnerError(f"{where}: component {reference} lives in an Azure ML registry, which a local "
+                              "workspace cannot reach; register a local copy with `aml-run component create`")
+        if reference.startswith("azureml:"):
+            component_name, version, entry = workspace.lookup("component", reference)
+            path = Path(str(entry.get("path") or ""))
+            source = f"azureml:{component_name}:{version}"
+        else:
+            path = (base / (reference[5:] if reference.startswith("file:") else reference)).resolve()
+            source = str(path)
+        if not path.is_file():
+            raise NotFound(f"{where}: component file {path} does not exist")
+        from validator.spec import load_asset
+
+        definition = load_asset(path)
+        base = path.parent
+        if str(definition.get("type") or "command") != "command":
+            raise RunnerError(f"{where}: component {source} is a {definition.get('type')} component; this "
+                              "version of aml-run runs command components in pipelines")
+    if not definition.get("command"):
+        raise RunnerError(f"{where} has no command (neither the step nor its component gives one)")
+    return {"node": node, "definition": definition, "base_dir": str(base), "source": source,
+            "is_deterministic": definition.get("is_deterministic", True) is not False}
+
+
+# -- a step's command job, built when it starts ---------------------------------------------------
+
+def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]],
+                  pipeline_dir: Path) -> dict[str, Any]:
+    """The command job a step runs, with every binding replaced by its value: pipeline inputs
+    by theirs, upstream outputs by their folders, unset inputs by the component's defaults."""
+    step = plan["steps"][step_name]
+    node, definition = step["node"], step["definition"]
+    declared = definition.get("inputs") if step["source"] != "inline" else None
+    job: dict[str, Any] = {"command": definition["command"]}
+    for key in ("code", "environment", "resources", "distribution", "environment_variables"):
+        if node.get(key) is not None and step["source"] != "inline":
+            job[key] = node[key]
+        elif definition.get(key) is not None:
+            job[key] = definition[key]
+    if isinstance(job.get("code"), str):
+        code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
+        job["code"] = str((Path(step["base_dir"]) / code).resolve())
+    compute = node.get("compute") or plan["settings"]["default_compute"]
+    if compute:
+        job["compute"] = compute
+    values: dict[str, Any] = {}
+    written = node.get("inputs") or {}
+    for key, spec in (declared or {}).items():
+        if key not in written:
+            # The component's default; an optional input left out has no value, and a
+            # `$[[...]]` block that uses it drops out of the command.
+            values[key] = spec.get("default") if isinstance(spec, dict) else None
+    for key, value in written.items():
+        resolved = _bind_input(value, plan, upstream_outputs, Path(step["base_dir"]))
+        if resolved is not None:
+            values[key] = resolved
+    job["inputs"] = values
+    outputs = {}
+    for key, value in (node.get("outputs") or definition.get("outputs") or {}).items():
+        entry = dict(value) if isinstance(value, dict) else {}
+        if isinstance(value, str):
+            entry = {}  # `${{parent.outputs.x}}`: the pipeline's output is this step's output
+        if declared is not None and isinstance((definition.get("outputs") or {}).get(key), dict):
+            entry.setdefault("type", definition["outputs"][key].get("type", "uri_folder"))
+        outputs[key] = {k: v for k, v in entry.items() if k in ("type", "mode", "name", "version")}
+    for key, value in (definition.get("outputs") or {}).items():
+        if key not in outputs and step["source"] != "inline":
+            outputs[key] = {"type": (value or {}).get("type", "uri_folder")} if isinstance(value, dict) else {}
+    job["outputs"] = outputs
+    return job
+
+
+def _bind_input(value: Any, plan: dict[str, Any], upstream: dict[str, dict[str, Any]], base: Path) -> Any:
+    text = value if isinstance(value, str) else value.get("path") if isinstance(value, dict) else None
+    if isinstance(text, str) and text.strip().startswith("${{"):
+        parts = text.strip()[3:-2].strip().split(".")
+        if parts[0] != "parent":
+            parts = ["parent", *parts]  # the legacy `${{inputs.x}}` form
+        if parts[1] == "inputs":
+            planned = plan["inputs"].get(parts[2])
+            if planned is None:
+                return None
+            if planned["type"] == "literal":
+                return planned.get("value")
+            return {"type": planned["type"], "path": planned.get("source") or planned.get("uri"),
+                    "mode": planned.get("mode")}
+        if parts[1] == "jobs":
+            producer = upstream[parts[2]][parts[4]]
+            return {"type": producer["type"], "path": producer["path"]}
+    if isinstance(value, dict) and value.get("path") and "://" not in str(value["path"]) \
+            and not str(value["path"]).startswith("azureml:"):
+        return {**value, "path": str((base / str(value["path"])).resolve())}
+    return value
+
+
+# -- the pipeline's walk (in the supervisor) ------------------------------------------------------
+
+class Step:
+    """One step: its run folder, its thread, its outcome."""
+
+    def __init__(self, pipeline: "PipelineRun", name: str) -> None:
+        self.pipeline = pipeline
+        self.name = name
+        self.job_name = step_job_name(pipeline.plan["name"], name)
+        self.run_dir = pipeline.run_dir / STEPS / name
+        self.cancel = command.Cancel()
+        self.done = threading.Event()
+        self.status = "NotStarted"
+        self.thread: threading.Thread | None = None
+
+    def outputs(self) -> dict[str, dict[str, Any]]:
+        return status.read(self.run_dir, command.PLAN)["outputs"]
+
+    def start(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> None:
+        self.status = "Running"
+        self.thread = threading.Thread(target=self._walk, args=(upstream,), name=self.name, daemon=True)
+        self.thread.start()
+
+    def _walk(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> None:
+        outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the step's walk stopped"})
+        try:
+            outcome = self._run(upstream)
+        except RunnerError as error:
+            outcome = command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
+            self._end_unstarted(outcome)
+        except Exception as error:  # a bug of ours: the step still ends, and says what happened
+            outcome = command.Outcome("Failed", None, {"code": "InternalError",
+                                                       "message": f"{type(error).__name__}: {error}"})
+            self._end_unstarted(outcome)
+        finally:
+            self.status = outcome.status
+            self.done.set()
+            self.pipeline.wake.set()
+
+    def _run(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+        pipeline = self.pipeline
+        plan = self.create(upstream)
+        decision = step_cache.decide(pipeline.workspace, self.identity(), plan, pipeline.plan["steps"][self.name],
+                                     force_rerun=pipeline.plan["settings"]["force_rerun"],
+                                     origins=self.origins())
+        status.update(self.run_dir, reuse=decision.record())
+        if decision.hit is not None:
+            pipeline.log(f"step {self.name}: reused from {decision.hit['job']} ({decision.summary()})")
+            fields = step_cache.restore(decision.hit, plan, self.run_dir)
+            status.transition(self.run_dir, "Completed", reused=True, reused_from=decision.hit["job"],
+                              exit_code=0, **fields)
+            return command.Outcome("Completed", 0)
+        pipeline.log(f"step {self.name}: runs ({decision.summary()})")
+        run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
+        outcome = run.until_finalizing()
+        run.finalize(outcome)
+        if outcome.status == "Completed" and decision.storable:
+            step_cache.store(pipeline.workspace, decision, plan, self.run_dir, self.job_name)
+        return outcome
+
+    def origins(self) -> dict[str, str]:
+        """Inputs bound to an upstream step's output count by the job that produced it, as in the
+        service, where a step that ran again writes a new output (its consumers run again too)
+        and a reused one hands on the original's."""
+        found = {}
+        for key, value in (self.pipeline.plan["steps"][self.name]["node"].get("inputs") or {}).items():
+            text = value.get("path") if isinstance(value, dict) else value
+            if not isinstance(text, str) or "${{" not in text:
+                continue
+            parts = text.strip()[3:-2].strip().split(".")
+            parts = parts if parts[0] == "parent" else ["parent", *parts]
+            if len(parts) == 5 and parts[1] == "jobs":
+                producer = self.pipeline.steps[parts[2]]
+                record = status.read(producer.run_dir)
+                found[key] = f"output {parts[4]} of {record.get('reused_from') or producer.job_name}"
+        return found
+
+    def identity(self) -> str:
+        """What a step is across runs, for `--why` to compare with: the pipeline file and the step."""
+        return f"{self.pipeline.plan['spec']}::{self.name}"
+
+    def create(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+        pipeline = self.pipeline
+        job_data = step_job_data(pipeline.plan, self.name, upstream, pipeline.run_dir)
+        step = pipeline.plan["steps"][self.name]
+        spec = Spec(Path(pipeline.plan["spec"]), "commandJob", job_data)
+        job = command_job_from(job_data, Path(step["base_dir"]))
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        plan = command.plan_command(job, spec, pipeline.workspace, self.job_name, self.run_dir)
+        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
+                    parent=pipeline.plan["name"], step=self.name,
+                    mlflow_tags={"mlflow.parentRunId": pipeline.parent_run_id or "",
+                                 "amllab.parent": pipeline.plan["name"]})
+        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.create(self.run_dir, {"name": self.job_name, "type": "command", "parent": pipeline.plan["name"],
+                                     "step": self.name, "creation_time": status.now(),
+                                     "supervisor": pipeline.supervisor})
+        return plan
+
+    def _end_unstarted(self, outcome: command.Outcome) -> None:
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        if not (self.run_dir / status.FILE).exists():
+            status.create(self.run_dir, {"name": self.job_name, "type": "command",
+                                         "parent": self.pipeline.plan["name"], "step": self.name,
+                                         "creation_time": status.now()})
+        status.transition(self.run_dir, outcome.status, error=outcome.error)
+
+    def skip(self, reason: str) -> None:
+        """A step that will never start: Canceled, with why."""
+        self.status = "Canceled"
+        self._end_unstarted(command.Outcome("Canceled", None, {"code": "NotRun", "message": reason}))
+        self.done.set()
+
+
+class PipelineRun(Walk):
+    """The pipeline's walk: Queued, Preparing (its MLflow run), Running (start each step once
+    what it reads from has completed), Finalizing, and its final state."""
+
+    def __init__(self, run_dir: Path) -> None:
+        super().__init__(run_dir)
+        self.steps = {name: Step(self, name) for name in self.plan["order"]}
+        self.producers: dict[str, set[str]] = {name: set() for name in self.steps}
+        for producer, consumer in self.plan["edges"]:
+            self.producers[consumer].add(producer)
+        self.wake = threading.Event()
+        self.parent_run_id: str | None = None
+        self.supervisor = {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}
+
+    def until_finalizing(self) -> command.Outcome:
+        def steps() -> command.Outcome:
+            self.cancel.interruptible = True
+            self.enter("Queued")
+            self.enter("Preparing")
+            self.tracking.check_reachable()
+            run = self.tracking.start_run(self.plan["experiment_name"], self.plan["display_name"],
+                                          {"mlflow.runName": self.plan["display_name"], "amllab.job": self.plan["name"],
+                                           "amllab.type": "pipeline", **self.plan.get("tags", {})})
+            self.parent_run_id = run["run_id"]
+            status.update(self.run_dir, mlflow={"tracking_uri": self.plan["tracking_uri"], "run_id": run["run_id"],
+                                                "experiment_id": run["experiment_id"]})
+            self.log(f"MLflow run {run['run_id']} in experiment '{self.plan['experiment_name']}'; each step is a "
+                     "child run of it")
+            self.log(f"steps in dependency order: {', '.join(self.plan['order'])}; "
+                     f"continue_on_step_failure {self.plan['settings']['continue_on_step_failure']}, "
+                     f"force_rerun {self.plan['settings']['force_rerun']}")
+            self.cancel.interruptible = False
+            if self.cancel.requested:
+                return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
+            self.enter("Running")
+            return self._control()
+
+        return self.guarded(steps)
+
+    def _control(self) -> command.Outcome:
+        keep_going = self.plan["settings"]["continue_on_step_failure"]
+        stopping = False
+        while True:
+            self.wake.clear()
+            if self.cancel.requested and not stopping:
+                stopping = True
+                self._stop_all("the pipeline was canceled")
+            for step in self.steps.values():
+                if step.status == "Running" and not step.cancel.requested and \
+                        (step.run_dir / status.FILE).is_file() and status.read(step.run_dir).get("cancel_requested"):
+                    self.log(f"step {step.name} canceled by request")
+                    step.cancel.request("canceled")
+                if step.status != "NotStarted":
+                    continue
+                producers = [self.steps[name] for name in self.producers[step.name]]
+                if stopping:
+                    step.skip("the pipeline was canceled" if self.cancel.requested else
+                              "an earlier step failed (continue_on_step_failure is false)")
+                elif any(p.status in ("Failed", "Canceled") for p in producers):
+                    failed = next(p.name for p in producers if p.status in ("Failed", "Canceled"))
+                    step.skip(f"upstream step '{failed}' did not complete")
+                    self.log(f"step {step.name}: not run (upstream step {failed} did not complete)")
+                elif all(p.status == "Completed" for p in producers):
+                    upstream = {p.name: p.outputs() for p in producers}
+                    self.log(f"step {step.name}: starting")
+                    step.start(upstream)
+            failed = [s for s in self.steps.values() if s.done.is_set() and s.status == "Failed"]
+            if failed and not keep_going and not stopping:
+                stopping = True
+                self.log(f"step {failed[0].name} failed and continue_on_step_failure is false: canceling the rest")
+                self._stop_all(f"step {failed[0].name} failed")
+                continue
+            if all(step.done.is_set() for step in self.steps.values()):
+                break
+            self.wake.wait(POLL)
+        return self._outcome()
+
+    def _stop_all(self, reason: str) -> None:
+        for step in self.steps.values():
+            if step.status == "Running" and not step.done.is_set():
+                step.cancel.request(reason)
+
+    def _outcome(self) -> command.Outcome:
+        states = {name: step.status for name, step in self.steps.items()}
+        failed = [name for name, state in states.items() if state == "Failed"]
+        if self.cancel.requested:
+            return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
+        if failed:
+            return command.Outcome("Failed", 1, {"code": "StepFailed",
+                                                 "message": f"step(s) {', '.join(failed)} failed; see aml-run job show "
+                                                            f"{self.plan['name']} --node {failed[0]}"})
+        return command.Outcome("Completed", 0)
+
+    def finalize(self, outcome: command.Outcome) -> None:
+        self.enter("Finalizing")
+        if self.parent_run_id:
+            try:
+                self.tracking.end_run(self.parent_run_id,
+                                      {"Completed": "FINISHED", "Failed": "FAILED", "Canceled": "KILLED"}[outcome.status])
+            except RunnerError as error:
+                self.log(f"warning: could not close the MLflow run: {error}")
+        reused = sum(1 for step in self.steps.values() if status.read(step.run_dir).get("reused"))
+        self.log(f"{len(self.steps)} step(s): {reused} reused, "
+                 f"{sum(1 for s in self.steps.values() if s.status == 'Completed') - reused} ran and completed")
+        if outcome.error:
+            self.log(f"{outcome.error['code']}: {outcome.error['message']}")
+        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error)
+
+
+def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
+    """`job show`'s `jobs`: node name -> status, reused, reused_from, outputs, metrics, duration."""
+    from .jobs import _duration
+
+    shown = {}
+    for name in plan["order"]:
+        step_dir = run_dir / STEPS / name
+        record = status.read(step_dir) if (step_dir / status.FILE).is_file() else {"status": "NotStarted"}
+        step_plan = status.read(step_dir, command.PLAN) if (step_dir / command.PLAN).is_file() else {}
+        shown[name] = {
+            "name": step_job_name(plan["name"], name),
+            "status": record.get("status"),
+            "reused": bool(record.get("reused")),
+            "reused_from": record.get("reused_from"),
+            "outputs": {key: value["path"] for key, value in (step_plan.get("outputs") or {}).items()},
+            "metrics": record.get("metrics") or {},
+            "duration": _duration(record.get("start_time"), record.get("end_time")),
+            "error": record.get("error"),
+        }
+    return shown
+
+
+def why(workspace: Workspace, run_dir: Path, step: str) -> str:
+    """Why a step ran or was reused, field by field (`job show P --node STEP --why`)."""
+    step_dir = run_dir / STEPS / step
+    if not (step_dir / status.FILE).is_file():
+        raise NotFound(f"step '{step}' has not started (or the pipeline has no such step)")
+    record = status.read(step_dir)
+    decision = record.get("reuse")
+    if not decision:
+        return f"{step}: {record.get('status')}; no reuse decision was made (it never reached its start)\n"
+    lines = [f"{step}: {'reused from ' + str(record.get('reused_from')) if record.get('reused') else 'ran'}"
+             f" ({record.get('status')})"]
+    lines += [f"  - {reason}" for reason in decision["reasons"]]
+    lines.append(f"  key {decision['key'][:16]}")
+    return "\n".join(lines) + "\n"
+

@@ -1,0 +1,207 @@
+"""Pipelines for real: the order from the wiring, parallel steps, failure handling, step reuse
+with its reasons, and a cache that a killed run cannot corrupt. Real processes, real MLflow."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+from runner import jobs, pipeline, status, step_cache
+from runner.workspace import Workspace
+
+LAB = ROOT / "scenarios" / "pipeline-prep-train-eval"
+
+
+def steps_of(shown: dict) -> dict[str, tuple[str, bool]]:
+    return {name: (node["status"], node["reused"]) for name, node in shown["jobs"].items()}
+
+
+def run(workspace: Workspace, spec: Path, *overrides: str, timeout: float = 180) -> dict:
+    name = jobs.submit(spec, workspace, overrides=overrides)
+    jobs.wait(workspace, name, timeout=timeout)
+    return jobs.show(workspace, name)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The prep-train-eval lab, set up as a learner does (with the labs it borrows from)."""
+    from runner import scenarios
+
+    folder = tmp_path_factory.mktemp("pipeline")
+    for name in ("pipeline-prep-train-eval", "pipeline", "command-job"):
+        shutil.copytree(ROOT / "scenarios" / name, folder / name, ignore=shutil.ignore_patterns(".amllab", "data"))
+    workspace = Workspace.locate(folder / ".amllab")
+    scenarios.setup(folder / LAB.name, workspace, open(os.devnull, "w"))
+    return {"folder": folder, "spec": folder / LAB.name / "pipeline.yml", "workspace": workspace}
+
+
+def test_a_second_run_reuses_every_step_and_a_code_edit_reruns_only_what_depends_on_it(lab: dict) -> None:
+    workspace, spec = lab["workspace"], lab["spec"]
+    first = run(workspace, spec)
+    assert first["status"] == "Completed", first.get("error")
+    assert steps_of(first) == {"prep": ("Completed", False), "train": ("Completed", False),
+                               "evaluate": ("Completed", False)}
+    report = Path(first["outputs"]["evaluation"]) / "report.json"
+    assert json.loads(report.read_text())["rows"] > 0
+
+    second = run(workspace, spec)
+    assert steps_of(second) == {"prep": ("Completed", True), "train": ("Completed", True),
+                                "evaluate": ("Completed", True)}
+    assert {node["reused_from"] for node in second["jobs"].values()} == \
+        {first["jobs"][name]["name"] for name in ("prep", "train", "evaluate")}
+    # A reused step hands on the original's outputs and metrics.
+    assert json.loads((Path(second["outputs"]["evaluation"]) / "report.json").read_text()) == \
+        json.loads(report.read_text())
+    assert second["jobs"]["evaluate"]["metrics"] == first["jobs"]["evaluate"]["metrics"]
+
+    train_code = lab["folder"] / "pipeline" / "src" / "train" / "train.py"
+    train_code.write_text(train_code.read_text() + "\n# a comment changes the snapshot, so train runs again\n")
+    third = run(workspace, spec)
+    assert steps_of(third) == {"prep": ("Completed", True), "train": ("Completed", False),
+                               "evaluate": ("Completed", False)}
+    run_dir = workspace.run_dir(third["name"])
+    assert "code changed: train.py" in pipeline.why(workspace, run_dir, "train")
+    evaluate_why = pipeline.why(workspace, run_dir, "evaluate")
+    assert f"input model changed: it is now output model of {third['jobs']['train']['name']}" in evaluate_why
+    assert "nothing that decides its result changed" in pipeline.why(workspace, run_dir, "prep")
+
+    # force_rerun runs everything, and what it ran never becomes a reuse source.
+    forced = run(workspace, spec, "settings.force_rerun=true")
+    assert all(not node["reused"] for node in forced["jobs"].values())
+    assert "force_rerun is true" in pipeline.why(workspace, workspace.run_dir(forced["name"]), "prep")
+    after = run(workspace, spec)
+    assert {node["reused_from"] for node in after["jobs"].values()} == \
+        {third["jobs"]["train"]["name"], third["jobs"]["evaluate"]["name"], first["jobs"]["prep"]["name"]}
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+STAMPED = """\
+    command: >-
+      python -c "import time, pathlib; out = pathlib.Path('${{{{outputs.stamp}}}}');
+      out.mkdir(parents=True, exist_ok=True); start = time.time(); time.sleep({sleep});
+      (out / 'span.txt').write_text(f'{{start}} {{time.time()}}')"{fail}
+    environment: {{image: python:3.11-slim}}
+    outputs:
+      stamp: {{type: uri_folder}}
+"""
+
+
+def step(sleep: float, fail: bool = False, reads: str | None = None) -> str:
+    body = textwrap.dedent(STAMPED).format(sleep=sleep, fail="; exit 3" if fail else "")
+    if reads:
+        body += f"inputs:\n  upstream: ${{{{parent.jobs.{reads}.outputs.stamp}}}}\n"
+        body = body.replace("time.sleep(", "print('${{inputs.upstream}}'); time.sleep(")
+    return textwrap.indent(body, "    ")
+
+
+def pipeline_spec(folder: Path, steps: dict[str, str], settings: str = "") -> Path:
+    jobs_text = "".join(f"  {name}:\n    type: command\n{body}" for name, body in steps.items())
+    return write(folder, "pipeline.yml", "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\n"
+                 "type: pipeline\n" + settings + "jobs:\n" + jobs_text)
+
+
+def span(shown: dict, name: str) -> tuple[float, float]:
+    start, end = (Path(shown["jobs"][name]["outputs"]["stamp"]) / "span.txt").read_text().split()
+    return float(start), float(end)
+
+
+def test_independent_steps_run_side_by_side_and_wired_ones_in_order(tmp_path: Path) -> None:
+    spec = pipeline_spec(tmp_path, {"left": step(2), "right": step(2), "after": step(0, reads="left")})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", shown.get("error")
+    left, right, after = span(shown, "left"), span(shown, "right"), span(shown, "after")
+    assert left[0] < right[1] and right[0] < left[1]  # the two independent steps overlap
+    assert after[0] >= left[1]  # the wired one starts after what it reads
+
+
+def test_a_failed_step_without_continue_cancels_the_rest(tmp_path: Path) -> None:
+    spec = pipeline_spec(tmp_path, {"broken": step(0, fail=True), "needs_it": step(0, reads="broken"),
+                                    "slow": step(30)},
+                         settings="settings:\n  continue_on_step_failure: false\n")
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec, timeout=120)  # `slow` would take 30 s: it is canceled instead
+    assert shown["status"] == "Failed"
+    assert {name: node["status"] for name, node in shown["jobs"].items()} == \
+        {"broken": "Failed", "needs_it": "Canceled", "slow": "Canceled"}
+    assert "broken" in shown["error"]["message"]
+
+
+def test_with_continue_on_step_failure_the_independent_branches_finish(tmp_path: Path) -> None:
+    spec = pipeline_spec(tmp_path, {"broken": step(0, fail=True), "needs_it": step(0, reads="broken"),
+                                    "other": step(1), "after_other": step(0, reads="other")},
+                         settings="settings:\n  continue_on_step_failure: true\n")
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec)
+    assert shown["status"] == "Failed"
+    assert {name: node["status"] for name, node in shown["jobs"].items()} == \
+        {"broken": "Failed", "needs_it": "Canceled", "other": "Completed", "after_other": "Completed"}
+    assert "upstream step 'broken' did not complete" in shown["jobs"]["needs_it"]["error"]["message"]
+
+
+def test_a_run_killed_mid_step_leaves_no_cache_entry_that_a_rerun_would_trust(tmp_path: Path) -> None:
+    marker = tmp_path / "release"
+    spec = pipeline_spec(tmp_path, {"slow": textwrap.indent(textwrap.dedent(f"""\
+        command: >-
+          python -c "import pathlib, time; out = pathlib.Path('${{{{outputs.result}}}}');
+          out.mkdir(parents=True, exist_ok=True); (out / 'half.txt').write_text('half');
+          [time.sleep(0.1) for _ in iter(lambda: pathlib.Path('{marker}').exists(), True)];
+          (out / 'whole.txt').write_text('whole')"
+        environment: {{image: python:3.11-slim}}
+        outputs:
+          result: {{type: uri_folder}}
+        """), "    ")})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    name = jobs.submit(spec, workspace)
+    step_dir = workspace.run_dir(name) / pipeline.STEPS / "slow"
+    deadline = time.monotonic() + 60
+    while not (step_dir / "outputs" / "result" / "half.txt").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(status.read(workspace.run_dir(name))["supervisor"]["pid"], signal.SIGKILL)
+    time.sleep(0.3)
+    assert jobs.show(workspace, name)["status"] == "Failed"  # noticed; its processes stopped
+    cache = workspace.folder / step_cache.FOLDER
+    assert not cache.exists() or not [p for p in cache.iterdir() if p.name not in ("index",)]
+    # A half-built entry from some other crash is never trusted either.
+    (cache / ".tmp-crashed").mkdir(parents=True, exist_ok=True)
+    (cache / ".tmp-crashed" / "entry.json").write_text('{"job": "x", "key"')
+    marker.write_text("go")
+    again = run(workspace, spec)
+    assert steps_of(again) == {"slow": ("Completed", False)}
+    assert (Path(again["jobs"]["slow"]["outputs"]["result"]) / "whole.txt").read_text() == "whole"
+    third = run(workspace, spec)
+    assert steps_of(third) == {"slow": ("Completed", True)}
+    assert third["jobs"]["slow"]["reused_from"] == again["jobs"]["slow"]["name"]
+
+
+def test_a_non_deterministic_component_always_runs(tmp_path: Path) -> None:
+    write(tmp_path, "stamp.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: stamp
+        version: "1"
+        is_deterministic: false
+        command: date +%s%N > ${{outputs.out}}/now.txt
+        environment: {image: python:3.11-slim}
+        outputs:
+          out: {type: uri_folder}
+        """)
+    spec = pipeline_spec(tmp_path, {"stamp": "    component: ./stamp.yml\n"})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    first, second = run(workspace, spec), run(workspace, spec)
+    assert steps_of(first) == steps_of(second) == {"stamp": ("Completed", False)}
+    assert "is_deterministic: false" in pipeline.why(workspace, workspace.run_dir(second["name"]), "stamp")
