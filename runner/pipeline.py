@@ -12,8 +12,9 @@ each its own MLflow child run of the pipeline's run.
 What this release runs: command steps, inline (``command:`` in the step) or from a component:
 a local file (``component: ./prep.yml``), a registered one (``azureml:prep_data:1``,
 ``azureml:prep_data@latest``, ``azureml:prep_data``; ``aml-run component create``) or an inline
-mapping. Sweep, parallel, spark and pipeline-component steps are refused at submission with a
-message saying so. Bindings: ``${{parent.inputs.x}}``, ``${{parent.jobs.J.outputs.O}}``,
+mapping; and sweep steps (``type: sweep``, ``trial:`` a command component whose inputs the
+search space names), run as a sweep job whose outputs are its best trial's. Parallel, spark and
+pipeline-component steps are refused at submission with a message saying so. Bindings: ``${{parent.inputs.x}}``, ``${{parent.jobs.J.outputs.O}}``,
 ``${{parent.outputs.x}}`` on a step output (the pipeline output is that step output), literal
 values and component defaults.
 
@@ -35,6 +36,7 @@ PIPELINE --node STEP --why`` prints the decision, field by field.
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -134,10 +136,12 @@ def _pipeline_input(key: str, value: Any, spec: Spec, workspace: Workspace) -> d
 def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str, Any]) -> dict[str, Any]:
     step_type = str(node.get("type") or "command")
     where = f"{spec.path}: step '{step_name}'"
-    if step_type != "command":
+    if step_type not in ("command", "sweep"):
         raise RunnerError(f"{where} is a {step_type} step; this version of aml-run runs pipelines of "
-                          "command steps (inline, or from a command component)")
-    component = node.get("component")
+                          "command steps (inline, or from a command component) and sweep steps")
+    component = node.get("trial" if step_type == "sweep" else "component")
+    if step_type == "sweep" and component is None:
+        raise RunnerError(f"{where}: a sweep step needs `trial:`, the command component each trial runs")
     base = spec.base_dir
     source = "inline"
     if component is None:
@@ -167,7 +171,7 @@ def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str,
                               "version of aml-run runs command components in pipelines")
     if not definition.get("command"):
         raise RunnerError(f"{where} has no command (neither the step nor its component gives one)")
-    return {"node": node, "definition": definition, "base_dir": str(base), "source": source,
+    return {"node": node, "definition": definition, "base_dir": str(base), "source": source, "kind": step_type,
             "is_deterministic": definition.get("is_deterministic", True) is not False}
 
 
@@ -219,6 +223,32 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
     return job
 
 
+def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]],
+                    pipeline_dir: Path) -> dict[str, Any]:
+    """The sweep job a sweep step runs. Its search space names inputs of the trial's component:
+    the component's `${{inputs.lr}}` becomes the trial's `${{search_space.lr}}`, and the other
+    inputs are the sweep's, bound as for any step."""
+    job = step_job_data(plan, step_name, upstream_outputs, pipeline_dir)
+    node = plan["steps"][step_name]["node"]
+    space = node.get("search_space") or {}
+    command = _INPUT_REFERENCE.sub(lambda m: "${{search_space.%s}}" % m[1] if m[1] in space else m[0], job["command"])
+    trial = {key: job[key] for key in ("code", "environment", "resources", "distribution", "environment_variables")
+             if key in job}
+    trial["command"] = command
+    data: dict[str, Any] = {"type": "sweep", "trial": trial,
+                            "inputs": {k: v for k, v in job["inputs"].items() if k not in space},
+                            "outputs": job["outputs"], "search_space": space}
+    for key in ("objective", "limits", "sampling_algorithm", "early_termination"):
+        if node.get(key) is not None:
+            data[key] = node[key]
+    if job.get("compute"):
+        data["compute"] = job["compute"]
+    return data
+
+
+_INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
+
+
 def _bind_input(value: Any, plan: dict[str, Any], upstream: dict[str, dict[str, Any]], base: Path) -> Any:
     text = value if isinstance(value, str) else value.get("path") if isinstance(value, dict) else None
     if isinstance(text, str) and text.strip().startswith("${{"):
@@ -258,7 +288,7 @@ class Step:
         self.thread: threading.Thread | None = None
 
     def outputs(self) -> dict[str, dict[str, Any]]:
-        return status.read(self.run_dir, command.PLAN)["outputs"]
+        return step_outputs(self.run_dir)
 
     def start(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> None:
         self.status = "Running"
@@ -283,6 +313,8 @@ class Step:
 
     def _run(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
         pipeline = self.pipeline
+        if pipeline.plan["steps"][self.name].get("kind") == "sweep":
+            return self._run_sweep(upstream)
         plan = self.create(upstream)
         decision = step_cache.decide(pipeline.workspace, self.identity(), plan, pipeline.plan["steps"][self.name],
                                      force_rerun=pipeline.plan["settings"]["force_rerun"],
@@ -300,6 +332,31 @@ class Step:
         run.finalize(outcome)
         if outcome.status == "Completed" and decision.storable:
             step_cache.store(pipeline.workspace, decision, plan, self.run_dir, self.job_name)
+        return outcome
+
+    def _run_sweep(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+        """A sweep step: a sweep job of its own (its trials in the step's folder), whose outputs
+        are its best trial's. Sweep steps always run here; their reuse is not modelled."""
+        from .sweep.sweep import SweepRun, plan_sweep
+
+        pipeline = self.pipeline
+        data = sweep_step_data(pipeline.plan, self.name, upstream, pipeline.run_dir)
+        spec = Spec(Path(pipeline.plan["spec"]), "sweepJob", data)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        plan = plan_sweep(spec, pipeline.workspace, self.job_name, self.run_dir)
+        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
+                    parent=pipeline.plan["name"], step=self.name,
+                    tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
+        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.create(self.run_dir, {"name": self.job_name, "type": "sweep", "parent": pipeline.plan["name"],
+                                     "step": self.name, "creation_time": status.now(),
+                                     "supervisor": pipeline.supervisor})
+        status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [
+            "a sweep step always runs here (aml-run does not reuse sweep steps)"]})
+        pipeline.log(f"step {self.name}: a sweep, {plan['limits']['max_total_trials']} trial(s) at most")
+        run = SweepRun(self.run_dir, cancel=self.cancel, alone=False)
+        outcome = run.until_finalizing()
+        run.finalize(outcome)
         return outcome
 
     def origins(self) -> dict[str, str]:
@@ -465,6 +522,17 @@ class PipelineRun(Walk):
         self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error)
 
 
+def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
+    """A step's outputs as planned: a sweep step's are its best trial's."""
+    plan = status.read(step_dir, command.PLAN)
+    if plan["type"] == "sweep":
+        best = status.read(step_dir).get("best_trial")
+        if best:
+            return status.read(step_dir / "trials" / best["name"], command.PLAN)["outputs"]
+        return {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan["outputs"].items()}
+    return plan["outputs"]
+
+
 def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
     """`job show`'s `jobs`: node name -> status, reused, reused_from, outputs, metrics, duration."""
     from .jobs import _duration
@@ -473,14 +541,18 @@ def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str
     for name in plan["order"]:
         step_dir = run_dir / STEPS / name
         record = status.read(step_dir) if (step_dir / status.FILE).is_file() else {"status": "NotStarted"}
-        step_plan = status.read(step_dir, command.PLAN) if (step_dir / command.PLAN).is_file() else {}
+        outputs = step_outputs(step_dir) if (step_dir / command.PLAN).is_file() else {}
+        metrics = record.get("metrics") or {}
+        if record.get("best_trial"):  # a sweep step: its best trial's
+            metrics = next((row.get("metrics") or {} for row in record.get("trials") or []
+                            if row.get("name") == record["best_trial"]["name"]), {})
         shown[name] = {
             "name": step_job_name(plan["name"], name),
             "status": record.get("status"),
             "reused": bool(record.get("reused")),
             "reused_from": record.get("reused_from"),
-            "outputs": {key: value["path"] for key, value in (step_plan.get("outputs") or {}).items()},
-            "metrics": record.get("metrics") or {},
+            "outputs": {key: value["path"] for key, value in outputs.items()},
+            "metrics": metrics,
             "duration": _duration(record.get("start_time"), record.get("end_time")),
             "error": record.get("error"),
         }

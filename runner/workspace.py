@@ -140,16 +140,18 @@ class Workspace:
         """A job's run folder; a sweep's trial ``<sweep>_<n>`` lives inside its sweep's, and a
         pipeline's step ``<pipeline>--<step>`` inside its pipeline's."""
         direct = self.runs / name
-        if not direct.exists() and "--" in name:
+        if direct.exists():
+            return direct
+        if "--" in name:
             pipeline, _, step = name.rpartition("--")  # a pipeline's step <pipeline>--<step>
-            if (self.runs / pipeline / "steps" / step).exists():
-                return self.runs / pipeline / "steps" / step
-        if not direct.exists():
-            parent, separator, index = name.rpartition("_")
-            if separator and index.isdigit() and parent:
-                trial = self.runs / parent / "trials" / name
-                if trial.exists():
-                    return trial
+            nested = self.run_dir(pipeline) / "steps" / step
+            if nested.exists():
+                return nested
+        parent, separator, index = name.rpartition("_")
+        if separator and index.isdigit() and parent:
+            trial = self.run_dir(parent) / "trials" / name  # a sweep's, or a sweep step's, trial
+            if trial.exists():
+                return trial
         return direct
 
     def datastore_path(self, datastore: str, path: str) -> Path:

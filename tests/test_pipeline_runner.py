@@ -109,7 +109,8 @@ def step(sleep: float, fail: bool = False, reads: str | None = None) -> str:
 
 
 def pipeline_spec(folder: Path, steps: dict[str, str], settings: str = "") -> Path:
-    jobs_text = "".join(f"  {name}:\n    type: command\n{body}" for name, body in steps.items())
+    jobs_text = "".join(f"  {name}:\n" + ("" if body.lstrip().startswith("type:") else "    type: command\n") + body
+                        for name, body in steps.items())
     return write(folder, "pipeline.yml", "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\n"
                  "type: pipeline\n" + settings + "jobs:\n" + jobs_text)
 
@@ -205,3 +206,59 @@ def test_a_non_deterministic_component_always_runs(tmp_path: Path) -> None:
     first, second = run(workspace, spec), run(workspace, spec)
     assert steps_of(first) == steps_of(second) == {"stamp": ("Completed", False)}
     assert "is_deterministic: false" in pipeline.why(workspace, workspace.run_dir(second["name"]), "stamp")
+
+
+def test_a_sweep_step_tunes_a_component_and_hands_on_its_best_trials_output(tmp_path: Path) -> None:
+    write(tmp_path, "fit.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: fit
+        version: "1"
+        command: >-
+          python -c "import mlflow, pathlib; lr = ${{inputs.lr}};
+          data = float((pathlib.Path('${{inputs.data}}') / 'n.txt').read_text());
+          mlflow.log_metric('score', -(lr - data) ** 2);
+          pathlib.Path('${{outputs.model}}', 'lr.txt').write_text(str(lr))"
+        environment: {image: python:3.11-slim}
+        inputs:
+          data: {type: uri_folder}
+          lr: {type: number, default: 0.0}
+        outputs:
+          model: {type: uri_folder}
+        """)
+    spec = pipeline_spec(tmp_path, {
+        "make": textwrap.indent(textwrap.dedent("""\
+            command: echo 0.5 > ${{outputs.data}}/n.txt
+            environment: {image: python:3.11-slim}
+            outputs:
+              data: {type: uri_folder}
+            """), "    "),
+        "tune": textwrap.indent(textwrap.dedent("""\
+            type: sweep
+            trial: ./fit.yml
+            inputs:
+              data: ${{parent.jobs.make.outputs.data}}
+            outputs:
+              model: {type: uri_folder}
+            sampling_algorithm: grid
+            search_space:
+              lr: {type: choice, values: [0.1, 0.5, 0.9]}
+            objective: {goal: maximize, primary_metric: score}
+            limits: {max_total_trials: 3, max_concurrent_trials: 2}
+            """), "    "),
+        "use": textwrap.indent(textwrap.dedent("""\
+            command: cp ${{inputs.model}}/lr.txt ${{outputs.chosen}}/lr.txt
+            environment: {image: python:3.11-slim}
+            inputs:
+              model: ${{parent.jobs.tune.outputs.model}}
+            outputs:
+              chosen: {type: uri_folder}
+            """), "    ")})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec, timeout=240)
+    assert shown["status"] == "Completed", (shown.get("error"), {n: j["error"] for n, j in shown["jobs"].items()})
+    assert steps_of(shown) == {"make": ("Completed", False), "tune": ("Completed", False), "use": ("Completed", False)}
+    tune = jobs.show(workspace, shown["jobs"]["tune"]["name"])
+    assert len(tune["trials"]) == 3 and tune["best_trial"]["params"] == {"lr": 0.5}
+    assert shown["jobs"]["tune"]["metrics"]["score"] == pytest.approx(0.0)
+    assert (Path(shown["jobs"]["use"]["outputs"]["chosen"]) / "lr.txt").read_text() == "0.5"

@@ -247,8 +247,11 @@ class SweepRun(Walk):
     parent MLflow run, the sampler), Running (the controller loop), Finalizing (the best
     trial), and its final state."""
 
-    def __init__(self, run_dir: Path) -> None:
-        super().__init__(run_dir)
+    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None, alone: bool = True) -> None:
+        """``alone``: the supervisor runs nothing else (not a pipeline's sweep step), so every
+        process re-parented to it is this sweep's."""
+        super().__init__(run_dir, cancel)
+        self.alone = alone
         plan = self.plan
         self.goal = plan["objective"]["goal"]
         self.metric = plan["objective"]["primary_metric"]
@@ -268,7 +271,7 @@ class SweepRun(Walk):
 
     def until_finalizing(self) -> command.Outcome:
         def steps() -> command.Outcome:
-            self.cancel.interruptible = True
+            self.cancel.interruptible = self.alone
             self.enter("Queued")
             self.enter("Preparing")
             self._prepare()
@@ -350,7 +353,8 @@ class SweepRun(Walk):
         finally:
             self._wait_for_trials()
             self._read_metrics(final=True)
-            strays = process.stop_descendants(keep=self.keep())
+            strays = process.stop_descendants(keep=self.keep()) if self.alone else \
+                process.stop_marked(command.MARKER, str(self.run_dir))
             if strays:
                 self.log(f"stopped {strays} process(es) the trials left running")
             self._write_summary()
