@@ -13,8 +13,9 @@ What this release runs: command steps, inline (``command:`` in the step) or from
 a local file (``component: ./prep.yml``), a registered one (``azureml:prep_data:1``,
 ``azureml:prep_data@latest``, ``azureml:prep_data``; ``aml-run component create``) or an inline
 mapping; and sweep steps (``type: sweep``, ``trial:`` a command component whose inputs the
-search space names), run as a sweep job whose outputs are its best trial's. Parallel, spark and
-pipeline-component steps are refused at submission with a message saying so. Bindings: ``${{parent.inputs.x}}``, ``${{parent.jobs.J.outputs.O}}``,
+search space names), run as a sweep job whose outputs are its best trial's; and
+pipeline-component steps (``type: pipeline``), run as a pipeline of their own. Parallel and spark
+steps are refused at submission with a message saying so. Bindings: ``${{parent.inputs.x}}``, ``${{parent.jobs.J.outputs.O}}``,
 ``${{parent.outputs.x}}`` on a step output (the pipeline output is that step output), literal
 values and component defaults.
 
@@ -136,14 +137,15 @@ def _pipeline_input(key: str, value: Any, spec: Spec, workspace: Workspace) -> d
 def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str, Any]) -> dict[str, Any]:
     step_type = str(node.get("type") or "command")
     where = f"{spec.path}: step '{step_name}'"
-    if step_type not in ("command", "sweep"):
-        raise RunnerError(f"{where} is a {step_type} step; this version of aml-run runs pipelines of "
-                          "command steps (inline, or from a command component) and sweep steps")
+    if step_type not in ("command", "sweep", "pipeline"):
+        raise RunnerError(f"{where} is a {step_type} step; this version of aml-run runs command, sweep and "
+                          "pipeline-component steps")
     component = node.get("trial" if step_type == "sweep" else "component")
     if step_type == "sweep" and component is None:
         raise RunnerError(f"{where}: a sweep step needs `trial:`, the command component each trial runs")
     base = spec.base_dir
     source = "inline"
+    component_file: Path | None = None
     if component is None:
         definition = {k: v for k, v in node.items() if k not in ("type",)}
     elif isinstance(component, dict):
@@ -165,13 +167,20 @@ def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str,
         from validator.spec import load_asset
 
         definition = load_asset(path)
-        base = path.parent
-        if str(definition.get("type") or "command") != "command":
-            raise RunnerError(f"{where}: component {source} is a {definition.get('type')} component; this "
-                              "version of aml-run runs command components in pipelines")
-    if not definition.get("command"):
+        base, component_file = path.parent, path
+    wanted = "pipeline" if step_type == "pipeline" else "command"
+    if str(definition.get("type") or "command") != wanted:
+        raise RunnerError(f"{where}: component {source} is a {definition.get('type') or 'command'} component, "
+                          f"and a {step_type} step runs a {wanted} component")
+    if step_type == "pipeline":
+        # Checked now, so that a nested step that cannot run is refused at submission too.
+        nested = Spec(base / "component.yml" if component_file is None else component_file, "pipelineJob", definition)
+        for inner, inner_node in (definition.get("jobs") or {}).items():
+            _plan_step(nested, workspace, f"{step_name}.{inner}", inner_node)
+    elif not definition.get("command"):
         raise RunnerError(f"{where} has no command (neither the step nor its component gives one)")
     return {"node": node, "definition": definition, "base_dir": str(base), "source": source, "kind": step_type,
+            "path": str(component_file) if component_file else None,
             "is_deterministic": definition.get("is_deterministic", True) is not False}
 
 
@@ -184,7 +193,7 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
     step = plan["steps"][step_name]
     node, definition = step["node"], step["definition"]
     declared = definition.get("inputs") if step["source"] != "inline" else None
-    job: dict[str, Any] = {"command": definition["command"]}
+    job: dict[str, Any] = {"command": definition.get("command")}
     for key in ("code", "environment", "resources", "distribution", "environment_variables"):
         if node.get(key) is not None and step["source"] != "inline":
             job[key] = node[key]
@@ -243,6 +252,32 @@ def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict
             data[key] = node[key]
     if job.get("compute"):
         data["compute"] = job["compute"]
+    return data
+
+
+def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]],
+                         pipeline_dir: Path) -> dict[str, Any]:
+    """The pipeline job a pipeline-component step runs: the component's own steps, its inputs
+    bound as for any step (its declared defaults filling the gaps), its outputs, and the
+    settings of the pipeline around it."""
+    step = plan["steps"][step_name]
+    definition = step["definition"]
+    job = step_job_data(plan, step_name, upstream_outputs, pipeline_dir)
+    data = {key: definition[key] for key in ("jobs", "outputs", "display_name", "description") if key in definition}
+    inputs = {}
+    for key, value in job["inputs"].items():
+        declared = (definition.get("inputs") or {}).get(key)
+        if isinstance(value, dict) or value is None:
+            inputs[key] = value
+        else:
+            kind = declared.get("type") if isinstance(declared, dict) else None
+            inputs[key] = {"type": kind, "value": value} if kind in ("integer", "number", "string", "boolean") else value
+    data["type"] = "pipeline"
+    data["inputs"] = inputs
+    data["settings"] = {"default_compute": plan["settings"]["default_compute"] or job.get("compute"),
+                        "continue_on_step_failure": plan["settings"]["continue_on_step_failure"],
+                        "force_rerun": plan["settings"]["force_rerun"]}
+    data["settings"] = {k: v for k, v in data["settings"].items() if v is not None}
     return data
 
 
@@ -315,6 +350,8 @@ class Step:
         pipeline = self.pipeline
         if pipeline.plan["steps"][self.name].get("kind") == "sweep":
             return self._run_sweep(upstream)
+        if pipeline.plan["steps"][self.name].get("kind") == "pipeline":
+            return self._run_nested(upstream)
         plan = self.create(upstream)
         decision = step_cache.decide(pipeline.workspace, self.identity(), plan, pipeline.plan["steps"][self.name],
                                      force_rerun=pipeline.plan["settings"]["force_rerun"],
@@ -359,6 +396,35 @@ class Step:
         run.finalize(outcome)
         return outcome
 
+    def _run_nested(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+        """A pipeline-component step: a pipeline of its own in the step's folder (its steps are
+        named ``<pipeline>--<step>--<inner step>``, and each is reused or run on its own merits)."""
+        import yaml
+
+        pipeline = self.pipeline
+        step = pipeline.plan["steps"][self.name]
+        data = nested_pipeline_data(pipeline.plan, self.name, upstream, pipeline.run_dir)
+        # Relative paths in the component are the component file's (an inline one: the pipeline's).
+        source = Path(step["path"]) if step.get("path") else Path(step["base_dir"]) / "component.yml"
+        text = yaml.safe_dump(data, sort_keys=False)
+        spec = Spec(source, "pipelineJob", data, text=text)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        plan = plan_pipeline(spec, pipeline.workspace, self.job_name, self.run_dir)
+        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
+                    parent=pipeline.plan["name"], step=self.name,
+                    tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
+        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.create(self.run_dir, {"name": self.job_name, "type": "pipeline", "parent": pipeline.plan["name"],
+                                     "step": self.name, "creation_time": status.now(),
+                                     "supervisor": pipeline.supervisor})
+        status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [
+            "a pipeline-component step runs its own steps, each of which is reused or run on its own merits "
+            f"(aml-run job show {self.job_name} --node <step> --why)"]})
+        nested = PipelineRun(self.run_dir, cancel=self.cancel, alone=False)
+        outcome = nested.until_finalizing()
+        nested.finalize(outcome)
+        return outcome
+
     def origins(self) -> dict[str, str]:
         """Inputs bound to an upstream step's output count by the job that produced it, as in the
         service, where a step that ran again writes a new output (its consumers run again too)
@@ -371,9 +437,7 @@ class Step:
             parts = text.strip()[3:-2].strip().split(".")
             parts = parts if parts[0] == "parent" else ["parent", *parts]
             if len(parts) == 5 and parts[1] == "jobs":
-                producer = self.pipeline.steps[parts[2]]
-                record = status.read(producer.run_dir)
-                found[key] = f"output {parts[4]} of {record.get('reused_from') or producer.job_name}"
+                found[key] = output_origin(self.pipeline.steps[parts[2]].run_dir, parts[4])
         return found
 
     def identity(self) -> str:
@@ -417,8 +481,10 @@ class PipelineRun(Walk):
     """The pipeline's walk: Queued, Preparing (its MLflow run), Running (start each step once
     what it reads from has completed), Finalizing, and its final state."""
 
-    def __init__(self, run_dir: Path) -> None:
-        super().__init__(run_dir)
+    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None, alone: bool = True) -> None:
+        """``alone``: the supervisor runs nothing else (not a pipeline-component step)."""
+        super().__init__(run_dir, cancel)
+        self.alone = alone
         self.steps = {name: Step(self, name) for name in self.plan["order"]}
         self.producers: dict[str, set[str]] = {name: set() for name in self.steps}
         for producer, consumer in self.plan["edges"]:
@@ -429,7 +495,7 @@ class PipelineRun(Walk):
 
     def until_finalizing(self) -> command.Outcome:
         def steps() -> command.Outcome:
-            self.cancel.interruptible = True
+            self.cancel.interruptible = self.alone
             self.enter("Queued")
             self.enter("Preparing")
             self.tracking.check_reachable()
@@ -522,9 +588,24 @@ class PipelineRun(Walk):
         self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error)
 
 
+def output_origin(step_dir: Path, port: str) -> str:
+    """Which job produced a step's output: a reused step's came from the original; a
+    pipeline-component step's from the inner step bound to it; a sweep's from its best trial."""
+    plan, record = status.read(step_dir, command.PLAN), status.read(step_dir)
+    if plan["type"] == "pipeline":
+        bound = plan["outputs"].get(port) or {}
+        if bound.get("step"):
+            return output_origin(step_dir / STEPS / bound["step"], bound["port"])
+    if plan["type"] == "sweep" and record.get("best_trial"):
+        return f"output {port} of {record['best_trial']['name']}"
+    return f"output {port} of {record.get('reused_from') or record.get('name')}"
+
+
 def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
     """A step's outputs as planned: a sweep step's are its best trial's."""
     plan = status.read(step_dir, command.PLAN)
+    if plan["type"] == "pipeline":
+        return plan["outputs"]  # each is the inner step output bound to it
     if plan["type"] == "sweep":
         best = status.read(step_dir).get("best_trial")
         if best:

@@ -262,3 +262,71 @@ def test_a_sweep_step_tunes_a_component_and_hands_on_its_best_trials_output(tmp_
     assert len(tune["trials"]) == 3 and tune["best_trial"]["params"] == {"lr": 0.5}
     assert shown["jobs"]["tune"]["metrics"]["score"] == pytest.approx(0.0)
     assert (Path(shown["jobs"]["use"]["outputs"]["chosen"]) / "lr.txt").read_text() == "0.5"
+
+
+def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(tmp_path: Path) -> None:
+    write(tmp_path / "parts", "double.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/pipelineComponent.schema.json
+        type: pipeline
+        name: double
+        inputs:
+          numbers: {type: uri_folder}
+          times: {type: integer, default: 2}
+        outputs:
+          result: {type: uri_folder}
+        jobs:
+          scale:
+            type: command
+            command: >-
+              python -c "import pathlib; n = float((pathlib.Path('${{inputs.numbers}}') / 'n.txt').read_text());
+              pathlib.Path('${{outputs.scaled}}', 'n.txt').write_text(str(n * ${{inputs.times}}))"
+            environment: {image: python:3.11-slim}
+            inputs:
+              numbers: ${{parent.inputs.numbers}}
+              times: ${{parent.inputs.times}}
+            outputs:
+              scaled: {type: uri_folder}
+          again:
+            type: command
+            command: >-
+              python -c "import pathlib; n = float((pathlib.Path('${{inputs.numbers}}') / 'n.txt').read_text());
+              pathlib.Path('${{outputs.done}}', 'n.txt').write_text(str(n + 1))"
+            environment: {image: python:3.11-slim}
+            inputs:
+              numbers: ${{parent.jobs.scale.outputs.scaled}}
+            outputs:
+              done: ${{parent.outputs.result}}
+        """)
+    spec = pipeline_spec(tmp_path, {
+        "make": textwrap.indent(textwrap.dedent("""\
+            command: echo 5 > ${{outputs.data}}/n.txt
+            environment: {image: python:3.11-slim}
+            outputs:
+              data: {type: uri_folder}
+            """), "    "),
+        "nested": textwrap.indent(textwrap.dedent("""\
+            type: pipeline
+            component: ./parts/double.yml
+            inputs:
+              numbers: ${{parent.jobs.make.outputs.data}}
+              times: 3
+            """), "    "),
+        "use": textwrap.indent(textwrap.dedent("""\
+            command: cp ${{inputs.value}}/n.txt ${{outputs.final}}/n.txt
+            environment: {image: python:3.11-slim}
+            inputs:
+              value: ${{parent.jobs.nested.outputs.result}}
+            outputs:
+              final: {type: uri_folder}
+            """), "    ")})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    first = run(workspace, spec)
+    assert first["status"] == "Completed", (first.get("error"), {n: j["error"] for n, j in first["jobs"].items()})
+    assert (Path(first["jobs"]["use"]["outputs"]["final"]) / "n.txt").read_text() == "16.0"  # 5 x 3 + 1
+    inner = jobs.show(workspace, first["jobs"]["nested"]["name"])
+    assert steps_of(inner) == {"scale": ("Completed", False), "again": ("Completed", False)}
+    second = run(workspace, spec)
+    assert second["status"] == "Completed"
+    inner_again = jobs.show(workspace, second["jobs"]["nested"]["name"])
+    assert steps_of(inner_again) == {"scale": ("Completed", True), "again": ("Completed", True)}
+    assert steps_of(second)["use"] == ("Completed", True)  # the nested outputs came from the same jobs
