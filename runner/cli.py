@@ -8,6 +8,9 @@
     aml-run data|environment|component create --file F       (data also: --name --version --path --type)
     aml-run compute create --name cpu-cluster [--max-instances K] [--type cpu|gpu]
     aml-run data|environment|component|compute list|show
+    aml-run schedule create --file schedule.yml | list | show NAME [--next N]
+    aml-run schedule enable|disable|trigger|delete NAME
+    aml-run scheduler [--once]                fire due schedules until Ctrl-C
 
 Every verb takes ``-o json|yaml|table`` (table by default) and ``--workspace DIR``. Exit codes:
 0 success, 1 a job that did not complete or a spec with lint errors, 2 a usage error (unknown
@@ -40,7 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aml-run", description="Run Azure ML v2 job specs on this machine, "
                                      "with the service's semantics and MLflow tracking.")
     parser.add_argument("--version", action="version", version=f"aml-run {__version__}")
-    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute}")
+    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute,schedule,scheduler}")
     groups.required = True
 
     job = groups.add_parser("job", help="submit and follow jobs").add_subparsers(dest="verb", metavar="VERB")
@@ -115,7 +118,33 @@ def build_parser() -> argparse.ArgumentParser:
             show.add_argument("--version", "-v")
             show.add_argument("--label", "-l")
         _common(show)
+    _schedule_parsers(groups)
     return parser
+
+
+def _schedule_parsers(groups: Any) -> None:
+    verbs = groups.add_parser("schedule", help="schedules: jobs on a timer").add_subparsers(
+        dest="verb", metavar="VERB")
+    verbs.required = True
+    create = verbs.add_parser("create", help="validate and register a schedule (enabled)")
+    create.add_argument("--file", "-f", required=True)
+    _common(create)
+    _common(verbs.add_parser("list", help="the workspace's schedules, with their next fire time"))
+    for verb, text in (("show", "a schedule; --next N adds its next fire times (its zone and UTC)"),
+                       ("enable", "let the scheduler fire it again (missed times are not owed)"),
+                       ("disable", "stop firing it"), ("trigger", "run its job now"),
+                       ("delete", "remove it (the jobs it created stay)")):
+        sub = verbs.add_parser(verb, help=text)
+        sub.add_argument("name", nargs="?")
+        sub.add_argument("--name", "-n", dest="name_option")
+        if verb == "show":
+            sub.add_argument("--next", type=int, default=0, metavar="N", help="list the next N fire times")
+        _common(sub)
+    scheduler = groups.add_parser("scheduler", help="fire due schedules, in the foreground (Ctrl-C stops it)")
+    scheduler.add_argument("--once", action="store_true",
+                           help="one pass (fire what is due, a missed backlog once) and exit")
+    scheduler.add_argument("--workspace", "-w", metavar="DIR",
+                           help="the workspace folder (default: $AMLLAB_WORKSPACE, else the nearest .amllab/)")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -185,6 +214,8 @@ def _dispatch(args: argparse.Namespace) -> int:
     from . import assets, jobs
     from .workspace import Workspace
 
+    if args.group in ("schedule", "scheduler"):
+        return _schedule(args)
     if args.group == "job":
         if args.verb == "create":
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
@@ -245,6 +276,52 @@ def _dispatch(args: argparse.Namespace) -> int:
     else:
         entry = assets.create_compute(workspace, args.name, args.max_instances, args.type, args.size)
     _print(entry, args.output, tuple(entry))
+    return 0
+
+
+def _schedule(args: argparse.Namespace) -> int:
+    from validator.errors import UsageError
+
+    from . import schedules
+    from .workspace import Workspace
+
+    if args.group == "scheduler":
+        workspace = Workspace.locate(args.workspace, create=False)
+        sys.stdout.write(f"[aml-run scheduler] watching the schedules of {workspace.folder} (Ctrl-C stops)\n")
+        sys.stdout.flush()
+        schedules.run_scheduler(workspace, out=sys.stdout, once=args.once)
+        return 0
+    columns = ("name", "is_enabled", "trigger", "time_zone", "next_fire", "last_fired", "jobs")
+    if args.verb == "create":
+        workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
+        _print(schedules.create(workspace, args.file, warn=sys.stderr), args.output, columns)
+        return 0
+    workspace = Workspace.locate(args.workspace, create=False)
+    if args.verb == "list":
+        _print(schedules.list_schedules(workspace), args.output, columns)
+        return 0
+    name = args.name or args.name_option
+    if not name:
+        raise UsageError(f"schedule {args.verb} needs a schedule name (aml-run schedule list shows them)")
+    if args.verb == "show":
+        shown = schedules.show(workspace, name, next=args.next)
+        if args.output == "table" and args.next:
+            _print(shown, args.output, ("name", "is_enabled", "trigger", "time_zone", "last_fired"))
+            sys.stdout.write("\n" + table([{"next_fire": row["time"], "utc": row["utc"]}
+                                           for row in shown["next_fire_times"]], ("next_fire", "utc")))
+        else:
+            _print(shown, args.output, ("name", "is_enabled", "trigger", "time_zone", "start_time", "end_time",
+                                        "last_fired", "jobs"))
+        return 0
+    if args.verb == "trigger":
+        job = schedules.trigger(workspace, name, warn=sys.stderr)
+        _print({"schedule": name, "job": job}, args.output, ("schedule", "job"))
+        return 0
+    if args.verb == "delete":
+        _print(schedules.delete(workspace, name), args.output, ("name", "deleted", "jobs_kept"))
+        return 0
+    shown = schedules.enable(workspace, name) if args.verb == "enable" else schedules.disable(workspace, name)
+    _print(shown, args.output, ("name", "is_enabled", "trigger", "time_zone"))
     return 0
 
 
