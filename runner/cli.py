@@ -3,6 +3,7 @@
     aml-run job create --file job.yml [--name N] [--set inputs.lr=0.1 ...] [--stream]
                        [--nodes N --node-rank K --rdzv-endpoint HOST:PORT] [--preempt-after S[,S...]]
     aml-run job stream|show|cancel NAME       aml-run job list [--parent-job-name SWEEP]
+    aml-run job show PIPELINE --node STEP [--why]   a pipeline's step, and why it ran or was reused
     aml-run job plot SWEEP [--file sweep.png]
     aml-run job download NAME [--output-name X] [--download-path D] [--all]
     aml-run data|environment|component create --file F       (data also: --name --version --path --type)
@@ -73,6 +74,10 @@ def build_parser() -> argparse.ArgumentParser:
         if verb == "plot":
             sub.add_argument("--output-file", "--file", "-f", dest="plot_file", metavar="PNG",
                              help="where to write the picture (default: NAME.png here)")
+        if verb == "show":
+            sub.add_argument("--node", metavar="STEP", help="a pipeline's step: show that step's job")
+            sub.add_argument("--why", action="store_true",
+                             help="with --node: why the step ran or was reused, field by field")
         _common(sub)
     _common(create)
     listing = job.add_parser("list", help="the workspace's jobs")
@@ -211,6 +216,8 @@ def _name(args: argparse.Namespace) -> str:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
+    from validator.errors import UsageError
+
     from . import assets, jobs
     from .workspace import Workspace
 
@@ -236,8 +243,22 @@ def _dispatch(args: argparse.Namespace) -> int:
         name = _name(args)
         workspace = Workspace.for_job(name, args.workspace)
         if args.verb == "show":
-            _print(jobs.show(workspace, name), args.output,
-                   ("name", "type", "status", "experiment_name", "start_time", "end_time", "metrics", "log_path"))
+            if args.why and not args.node:
+                raise UsageError("--why explains one step's reuse: add --node STEP (job show NAME lists the steps)")
+            if args.node:
+                from .pipeline import node_job_name, why
+
+                step = node_job_name(workspace, name, args.node)
+                if args.why:
+                    sys.stdout.write(why(workspace, workspace.run_dir(name), args.node))
+                    return 0
+                name = step
+            shown = jobs.show(workspace, name)
+            _print(shown, args.output, ("name", "type", "status", "experiment_name", "start_time", "end_time",
+                                        "metrics", "log_path"))
+            if args.output == "table" and shown.get("jobs"):
+                sys.stdout.write("\n" + table([{"step": step, **node} for step, node in shown["jobs"].items()],
+                                              ("step", "status", "reused", "reused_from", "duration", "metrics")))
             return 0
         if args.verb == "stream":
             return _follow(workspace, name, cancel_on_interrupt=False)

@@ -640,6 +640,16 @@ def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str
     return shown
 
 
+def node_job_name(workspace: Workspace, pipeline: str, step: str) -> str:
+    """The job of step ``step`` of ``pipeline``; an unknown step names the ones there are."""
+    plan = status.read(workspace.find_run(pipeline), command.PLAN)
+    if plan["type"] != "pipeline":
+        raise NotFound(f"job {pipeline} is a {plan['type']} job, not a pipeline: it has no steps")
+    if step not in plan["order"]:
+        raise NotFound(f"pipeline {pipeline} has no step '{step}'; its steps: {', '.join(plan['order'])}")
+    return step_job_name(pipeline, step)
+
+
 def why(workspace: Workspace, run_dir: Path, step: str) -> str:
     """Why a step ran or was reused, field by field (`job show P --node STEP --why`)."""
     step_dir = run_dir / STEPS / step

@@ -7,12 +7,15 @@ import json
 import os
 import shutil
 import signal
+import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
+from amlrun import aml_run
 from conftest import ROOT
 from runner import jobs, pipeline, status, step_cache
 from runner.workspace import Workspace
@@ -72,6 +75,13 @@ def test_a_second_run_reuses_every_step_and_a_code_edit_reruns_only_what_depends
     evaluate_why = pipeline.why(workspace, run_dir, "evaluate")
     assert f"input model changed: it is now output model of {third['jobs']['train']['name']}" in evaluate_why
     assert "nothing that decides its result changed" in pipeline.why(workspace, run_dir, "prep")
+    # The same, as a user asks for it.
+    shown = aml_run("job", "show", third["name"], "--node", "train", "--why", "--workspace", str(workspace.folder),
+                    cwd=lab["folder"])
+    assert shown.returncode == 0 and "code changed: train.py" in shown.stdout, shown.stderr
+    table = aml_run("job", "show", third["name"], "--workspace", str(workspace.folder), cwd=lab["folder"])
+    assert [line.split()[:3] for line in table.stdout.splitlines() if line.startswith(("prep ", "train ", "evaluate "))] \
+        == [["prep", "Completed", "True"], ["train", "Completed", "False"], ["evaluate", "Completed", "False"]]
 
     # force_rerun runs everything, and what it ran never becomes a reuse source.
     forced = run(workspace, spec, "settings.force_rerun=true")
@@ -330,3 +340,30 @@ def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(t
     inner_again = jobs.show(workspace, second["jobs"]["nested"]["name"])
     assert steps_of(inner_again) == {"scale": ("Completed", True), "again": ("Completed", True)}
     assert steps_of(second)["use"] == ("Completed", True)  # the nested outputs came from the same jobs
+
+
+def test_the_weekly_retrain_schedule_triggers_the_seed_pipeline(tmp_path: Path) -> None:
+    """`aml-run schedule trigger weekly-retrain` runs the seed's prep -> train pipeline now."""
+    from runner import schedules
+
+    for name in ("weekly-retrain", "pipeline", "command-job"):
+        shutil.copytree(ROOT / "scenarios" / name, tmp_path / name, ignore=shutil.ignore_patterns(".amllab", "data"))
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    env = {"AMLLAB_WORKSPACE": str(workspace.folder)}
+    subprocess.run([sys.executable, "make_data.py", "data/churn-raw"], cwd=tmp_path / "command-job", check=True,
+                   capture_output=True)
+    for command in (["data", "create", "--name", "churn-raw", "--version", "3", "--path", "data/churn-raw",
+                     "--type", "uri_folder"],
+                    ["environment", "create", "--file", "environment.yml"],
+                    ["compute", "create", "--name", "cpu-cluster", "--max-instances", "2"],
+                    ["component", "create", "--file", "../pipeline/components/prep_data.yml"],
+                    ["component", "create", "--file", "../pipeline/components/train_model.yml"]):
+        result = aml_run(*command, cwd=tmp_path / "command-job", env=env)
+        assert result.returncode == 0, result.stderr
+    schedules.create(workspace, tmp_path / "weekly-retrain" / "schedule.yml")
+    result = aml_run("schedule", "trigger", "weekly-retrain", "-o", "json", cwd=tmp_path, env=env)
+    assert result.returncode == 0, result.stderr
+    name = json.loads(result.stdout)["job"]
+    final = jobs.wait(workspace, name, timeout=180)
+    assert final["status"] == "Completed", final.get("error")
+    assert steps_of(jobs.show(workspace, name)) == {"prep": ("Completed", False), "train": ("Completed", False)}
