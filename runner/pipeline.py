@@ -381,20 +381,25 @@ class Step:
         spec = Spec(Path(pipeline.plan["spec"]), "sweepJob", data)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         plan = plan_sweep(spec, pipeline.workspace, self.job_name, self.run_dir)
-        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
-                    parent=pipeline.plan["name"], step=self.name,
-                    tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
-        status.create(self.run_dir, {"name": self.job_name, "type": "sweep", "parent": pipeline.plan["name"],
-                                     "step": self.name, "creation_time": status.now(),
-                                     "supervisor": pipeline.supervisor})
-        status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [
-            "a sweep step always runs here (aml-run does not reuse sweep steps)"]})
+        self._record_walk(plan, "a sweep step always runs here (aml-run does not reuse sweep steps)")
         pipeline.log(f"step {self.name}: a sweep, {plan['limits']['max_total_trials']} trial(s) at most")
         run = SweepRun(self.run_dir, cancel=self.cancel, alone=False)
         outcome = run.until_finalizing()
         run.finalize(outcome)
         return outcome
+
+    def _record_walk(self, plan: dict[str, Any], reason: str) -> None:
+        """A sweep or pipeline-component step's own plan and status, as a child of the pipeline
+        (its MLflow run too: the parent run id goes in as a tag)."""
+        pipeline = self.pipeline
+        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
+                    parent=pipeline.plan["name"], step=self.name,
+                    tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
+        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.create(self.run_dir, {"name": self.job_name, "type": plan["type"], "parent": pipeline.plan["name"],
+                                     "step": self.name, "creation_time": status.now(),
+                                     "supervisor": pipeline.supervisor})
+        status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [reason]})
 
     def _run_nested(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
         """A pipeline-component step: a pipeline of its own in the step's folder (its steps are
@@ -410,16 +415,8 @@ class Step:
         spec = Spec(source, "pipelineJob", data, text=text)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         plan = plan_pipeline(spec, pipeline.workspace, self.job_name, self.run_dir)
-        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
-                    parent=pipeline.plan["name"], step=self.name,
-                    tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
-        status.create(self.run_dir, {"name": self.job_name, "type": "pipeline", "parent": pipeline.plan["name"],
-                                     "step": self.name, "creation_time": status.now(),
-                                     "supervisor": pipeline.supervisor})
-        status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [
-            "a pipeline-component step runs its own steps, each of which is reused or run on its own merits "
-            f"(aml-run job show {self.job_name} --node <step> --why)"]})
+        self._record_walk(plan, "a pipeline-component step runs its own steps, each of which is reused or run "
+                                f"on its own merits (aml-run job show {self.job_name} --node <step> --why)")
         nested = PipelineRun(self.run_dir, cancel=self.cancel, alone=False)
         outcome = nested.until_finalizing()
         nested.finalize(outcome)

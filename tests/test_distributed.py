@@ -313,6 +313,7 @@ def test_a_sweep_tunes_a_distributed_trial(tmp_path: Path) -> None:
         "total = torch.tensor([lr]); dist.all_reduce(total)\n"
         "if dist.get_rank() == 0:\n"
         "    import mlflow; mlflow.log_metric('score', total.item())\n"
+        "dist.barrier()\n"
         "dist.destroy_process_group()\n")
     spec = tmp_path / "sweep.yml"
     spec.write_text("""\

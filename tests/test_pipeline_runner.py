@@ -118,6 +118,21 @@ def step(sleep: float, fail: bool = False, reads: str | None = None) -> str:
     return textwrap.indent(body, "    ")
 
 
+def inline(body: str) -> str:
+    """A step's keys, written flush left, as they sit under `jobs.<name>:`."""
+    return textwrap.indent(textwrap.dedent(body), "    ")
+
+
+def number_step(value: str) -> str:
+    """A step that writes ``value`` to n.txt in its output `data`."""
+    return inline(f"""\
+        command: echo {value} > ${{{{outputs.data}}}}/n.txt
+        environment: {{image: python:3.11-slim}}
+        outputs:
+          data: {{type: uri_folder}}
+        """)
+
+
 def pipeline_spec(folder: Path, steps: dict[str, str], settings: str = "") -> Path:
     jobs_text = "".join(f"  {name}:\n" + ("" if body.lstrip().startswith("type:") else "    type: command\n") + body
                         for name, body in steps.items())
@@ -166,7 +181,7 @@ def test_with_continue_on_step_failure_the_independent_branches_finish(tmp_path:
 
 def test_a_run_killed_mid_step_leaves_no_cache_entry_that_a_rerun_would_trust(tmp_path: Path) -> None:
     marker = tmp_path / "release"
-    spec = pipeline_spec(tmp_path, {"slow": textwrap.indent(textwrap.dedent(f"""\
+    spec = pipeline_spec(tmp_path, {"slow": inline(f"""\
         command: >-
           python -c "import pathlib, time; out = pathlib.Path('${{{{outputs.result}}}}');
           out.mkdir(parents=True, exist_ok=True); (out / 'half.txt').write_text('half');
@@ -175,7 +190,7 @@ def test_a_run_killed_mid_step_leaves_no_cache_entry_that_a_rerun_would_trust(tm
         environment: {{image: python:3.11-slim}}
         outputs:
           result: {{type: uri_folder}}
-        """), "    ")})
+        """)})
     workspace = Workspace.locate(tmp_path / ".amllab")
     name = jobs.submit(spec, workspace)
     step_dir = workspace.run_dir(name) / pipeline.STEPS / "slow"
@@ -237,13 +252,8 @@ def test_a_sweep_step_tunes_a_component_and_hands_on_its_best_trials_output(tmp_
           model: {type: uri_folder}
         """)
     spec = pipeline_spec(tmp_path, {
-        "make": textwrap.indent(textwrap.dedent("""\
-            command: echo 0.5 > ${{outputs.data}}/n.txt
-            environment: {image: python:3.11-slim}
-            outputs:
-              data: {type: uri_folder}
-            """), "    "),
-        "tune": textwrap.indent(textwrap.dedent("""\
+        "make": number_step("0.5"),
+        "tune": inline("""\
             type: sweep
             trial: ./fit.yml
             inputs:
@@ -255,15 +265,15 @@ def test_a_sweep_step_tunes_a_component_and_hands_on_its_best_trials_output(tmp_
               lr: {type: choice, values: [0.1, 0.5, 0.9]}
             objective: {goal: maximize, primary_metric: score}
             limits: {max_total_trials: 3, max_concurrent_trials: 2}
-            """), "    "),
-        "use": textwrap.indent(textwrap.dedent("""\
+            """),
+        "use": inline("""\
             command: cp ${{inputs.model}}/lr.txt ${{outputs.chosen}}/lr.txt
             environment: {image: python:3.11-slim}
             inputs:
               model: ${{parent.jobs.tune.outputs.model}}
             outputs:
               chosen: {type: uri_folder}
-            """), "    ")})
+            """)})
     workspace = Workspace.locate(tmp_path / ".amllab")
     shown = run(workspace, spec, timeout=240)
     assert shown["status"] == "Completed", (shown.get("error"), {n: j["error"] for n, j in shown["jobs"].items()})
@@ -308,27 +318,22 @@ def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(t
               done: ${{parent.outputs.result}}
         """)
     spec = pipeline_spec(tmp_path, {
-        "make": textwrap.indent(textwrap.dedent("""\
-            command: echo 5 > ${{outputs.data}}/n.txt
-            environment: {image: python:3.11-slim}
-            outputs:
-              data: {type: uri_folder}
-            """), "    "),
-        "nested": textwrap.indent(textwrap.dedent("""\
+        "make": number_step("5"),
+        "nested": inline("""\
             type: pipeline
             component: ./parts/double.yml
             inputs:
               numbers: ${{parent.jobs.make.outputs.data}}
               times: 3
-            """), "    "),
-        "use": textwrap.indent(textwrap.dedent("""\
+            """),
+        "use": inline("""\
             command: cp ${{inputs.value}}/n.txt ${{outputs.final}}/n.txt
             environment: {image: python:3.11-slim}
             inputs:
               value: ${{parent.jobs.nested.outputs.result}}
             outputs:
               final: {type: uri_folder}
-            """), "    ")})
+            """)})
     workspace = Workspace.locate(tmp_path / ".amllab")
     first = run(workspace, spec)
     assert first["status"] == "Completed", (first.get("error"), {n: j["error"] for n, j in first["jobs"].items()})

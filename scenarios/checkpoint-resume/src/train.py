@@ -88,6 +88,7 @@ def main() -> None:
         torch.save(model.state_dict(), OUTPUTS / "model.pt.tmp")
         (OUTPUTS / "model.pt.tmp").replace(OUTPUTS / "model.pt")
     if distributed:
+        dist.barrier()  # every rank is done before any tears its connections down
         dist.destroy_process_group()
 
 

@@ -94,6 +94,7 @@ def main() -> None:
 
         mlflow.log_metric("ranks_sum", slots.sum().item())
         mlflow.log_metric("world_size", size)
+    dist.barrier()  # every rank is done before any tears its connections down
     dist.destroy_process_group()
 
 

@@ -90,6 +90,7 @@ def main() -> None:
         torch.save(model.state_dict(), temporary)
         temporary.replace(OUTPUTS / "model.pt")
     if distributed:
+        dist.barrier()  # every rank is done before any tears its connections down
         dist.destroy_process_group()
 
 
