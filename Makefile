@@ -44,6 +44,11 @@ demo: $(VENV)/.installed-run
 	$(PY) -m runner.scenarios scenarios/sweep-random-bandit
 	$(VENV)/bin/aml-run job list --workspace scenarios/sweep-random-bandit/.amllab
 	@echo
+	@echo "== aml-run: the prep -> train -> evaluate pipeline, twice: the second run reuses every step =="
+	$(PY) -m runner.scenarios scenarios/pipeline-prep-train-eval
+	$(PY) -m runner.scenarios scenarios/pipeline-prep-train-eval
+	$(VENV)/bin/aml-run job list --workspace scenarios/pipeline-prep-train-eval/.amllab
+	@echo
 	@echo "== aml-quiz --check: the question bank, every machine-checked answer proven by the toolkit =="
 	$(VENV)/bin/aml-quiz --check
 

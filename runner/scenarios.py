@@ -140,6 +140,9 @@ def main(argv: list[str] | None = None) -> int:
         best = shown.get("best_trial")
         print(f"{args.folder.name}: {shown['status']}, {len(shown['trials'])} trials, "
               + (f"best {best['name']} ({best['metric']:.4g}, {best['params']})" if best else "no best trial"))
+    elif shown["type"] == "pipeline":
+        steps = ", ".join(f"{step} {'reused' if node['reused'] else node['status']}" for step, node in shown["jobs"].items())
+        print(f"{args.folder.name}: {shown['status']}, steps: {steps}")
     else:
         print(f"{args.folder.name}: {shown['status']}, metrics {shown['metrics']}, "
               f"outputs in {shown['outputs']['default']}")
