@@ -248,11 +248,11 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.node:
                 from .pipeline import node_job_name, why
 
-                step = node_job_name(workspace, name, args.node)
+                step_job = node_job_name(workspace, name, args.node)
                 if args.why:
                     sys.stdout.write(why(workspace, workspace.run_dir(name), args.node))
                     return 0
-                name = step
+                name = step_job
             shown = jobs.show(workspace, name)
             _print(shown, args.output, ("name", "type", "status", "experiment_name", "start_time", "end_time",
                                         "metrics", "log_path"))

@@ -305,7 +305,7 @@ def render(plan: dict[str, Any], values: dict[str, str | None], where: Path | No
 
 def single(run_dir: Path, command: str, env: dict[str, str]) -> list[distributed.Launch]:
     """The one process of a job that is not distributed: ``bash -c command``."""
-    return [distributed.Launch(["bash", "-c", command], env, run_dir / USER_LOG, "the command")]
+    return [distributed.Launch(["bash", "-c", command], env, run_dir / USER_LOG, "the command", ranked=False)]
 
 
 def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | None,
@@ -376,7 +376,7 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
     if reason:
         return Outcome("Canceled", code, {"code": "Canceled", "message": f"the job was {reason}"})
     if failed is not None:
-        if len(launches) > 1 or launches[0].role != "the command":
+        if failed.ranked:
             return Outcome("Failed", code, distributed.failure(run_dir, failed, code))
         signal_name = ""
         if code < 0:

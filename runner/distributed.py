@@ -58,13 +58,15 @@ class MultiNode:
 class Launch:
     """One process amllab starts for a job: the command itself, a node's launcher agent, a
     TensorFlow task or ``mpirun``. ``required``: it must end with 0 for the job to complete;
-    the others (parameter servers) are stopped once the required ones are done."""
+    the others (parameter servers) are stopped once the required ones are done. ``ranked``: its
+    processes are ranks that write ``logs/rank_<k>`` (everything but a plain command)."""
 
     argv: list[str]
     env: dict[str, str]
     log: Path
     role: str
     required: bool = True
+    ranked: bool = True
     pgid: int = 0
     process: Any = field(default=None, repr=False)
 

@@ -58,19 +58,16 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
     given = spec.data.get("name")
     name = check_job_name(name or (str(given) if given is not None else None) or workspace.new_job_name())
     run_dir = workspace.run_dir(name)
+    if spec.kind != "commandJob" and (multi_node is not None or preempt_after):
+        raise RunnerError(f"{spec.path}: --nodes/--node-rank and --preempt-after apply to command jobs, "
+                          f"not to a {'pipeline' if spec.kind == 'pipelineJob' else 'sweep'}")
     if spec.kind == "pipelineJob":
         from .pipeline import plan_pipeline
 
-        if multi_node is not None or preempt_after:
-            raise RunnerError(f"{spec.path}: --nodes/--node-rank and --preempt-after apply to command jobs, "
-                              "not to a pipeline")
         plan = plan_pipeline(spec, workspace, name, run_dir)
     elif spec.kind == "sweepJob":
         from .sweep.sweep import plan_sweep
 
-        if multi_node is not None or preempt_after:
-            raise RunnerError(f"{spec.path}: --nodes/--node-rank and --preempt-after apply to command jobs, "
-                              "not to a sweep")
         plan = plan_sweep(spec, workspace, name, run_dir)
     else:
         plan = command.plan_command(spec.command_job(), spec, workspace, name, run_dir, multi_node=multi_node)

@@ -71,9 +71,15 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     settings = data.get("settings") if isinstance(data.get("settings"), dict) else {}
     document, _ = loader.parse(str(spec.path), spec.text or spec.path.read_text(), spec.base_dir)
     pipeline = analyse(document)
+    # Each step's bindings as the linter reads them (legacy `${{inputs.x}}` normalised to
+    # `parent.inputs.x`): port -> the binding's parts, for the inputs and outputs it binds.
+    wiring: dict[str, dict[str, dict[str, list[str]]]] = {}
+    for binding in pipeline.bindings:
+        if binding.whole and binding.section in ("inputs", "outputs"):
+            wiring.setdefault(binding.step, {}).setdefault(binding.section, {})[binding.port] = list(binding.parts)
     steps: dict[str, Any] = {}
     for step_name, node in (data.get("jobs") or {}).items():
-        steps[step_name] = _plan_step(spec, workspace, step_name, node)
+        steps[step_name] = {**_plan_step(spec, workspace, step_name, node), "wiring": wiring.get(step_name, {})}
     edges = step_edges(pipeline)
     order = graph.topological_order(list(steps), edges)  # the linter already refused cycles
     pipeline_inputs = {}
@@ -96,7 +102,7 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
         "compute": command.plan_compute(compute, {}, workspace) if compute else
         {"name": None, "kind": "serverless", "max_instances": None, "note": "steps without compute run serverless here"},
         "inputs": pipeline_inputs,
-        "outputs": _pipeline_outputs(data, run_dir),
+        "outputs": _pipeline_outputs(data, run_dir, wiring),
         "steps": steps,
         "order": order,
         "edges": [list(edge) for edge in edges],
@@ -108,14 +114,12 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     }
 
 
-def _pipeline_outputs(data: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+def _pipeline_outputs(data: dict[str, Any], run_dir: Path,
+                      wiring: dict[str, dict[str, dict[str, list[str]]]]) -> dict[str, Any]:
     """A pipeline output is the step output bound to it with `${{parent.outputs.x}}`."""
-    bound = {}
-    for step_name, node in (data.get("jobs") or {}).items():
-        for port, value in ((node or {}).get("outputs") or {}).items():
-            text = value if isinstance(value, str) else (value or {}).get("path") if isinstance(value, dict) else None
-            if isinstance(text, str) and text.replace(" ", "").startswith("${{parent.outputs."):
-                bound[text.replace(" ", "")[len("${{parent.outputs."):-2]] = (step_name, port)
+    bound = {parts[2]: (step_name, port)
+             for step_name, sections in wiring.items()
+             for port, parts in sections.get("outputs", {}).items() if parts[1:2] == ["outputs"] and len(parts) == 3}
     outputs = {}
     for key, value in (data.get("outputs") or {}).items():
         kind = (value or {}).get("type", "uri_folder") if isinstance(value, dict) else "uri_folder"
@@ -186,8 +190,8 @@ def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str,
 
 # -- a step's command job, built when it starts ---------------------------------------------------
 
-def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]],
-                  pipeline_dir: Path) -> dict[str, Any]:
+def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]]
+                  ) -> dict[str, Any]:
     """The command job a step runs, with every binding replaced by its value: pipeline inputs
     by theirs, upstream outputs by their folders, unset inputs by the component's defaults."""
     step = plan["steps"][step_name]
@@ -212,8 +216,9 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
             # The component's default; an optional input left out has no value, and a
             # `$[[...]]` block that uses it drops out of the command.
             values[key] = spec.get("default") if isinstance(spec, dict) else None
+    bound = step["wiring"].get("inputs", {})
     for key, value in written.items():
-        resolved = _bind_input(value, plan, upstream_outputs, Path(step["base_dir"]))
+        resolved = _bind_input(value, bound.get(key), plan, upstream_outputs, Path(step["base_dir"]))
         if resolved is not None:
             values[key] = resolved
     job["inputs"] = values
@@ -232,12 +237,12 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
     return job
 
 
-def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]],
-                    pipeline_dir: Path) -> dict[str, Any]:
+def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]]
+                    ) -> dict[str, Any]:
     """The sweep job a sweep step runs. Its search space names inputs of the trial's component:
     the component's `${{inputs.lr}}` becomes the trial's `${{search_space.lr}}`, and the other
     inputs are the sweep's, bound as for any step."""
-    job = step_job_data(plan, step_name, upstream_outputs, pipeline_dir)
+    job = step_job_data(plan, step_name, upstream_outputs)
     node = plan["steps"][step_name]["node"]
     space = node.get("search_space") or {}
     command = _INPUT_REFERENCE.sub(lambda m: "${{search_space.%s}}" % m[1] if m[1] in space else m[0], job["command"])
@@ -255,14 +260,14 @@ def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict
     return data
 
 
-def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]],
-                         pipeline_dir: Path) -> dict[str, Any]:
+def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]]
+                         ) -> dict[str, Any]:
     """The pipeline job a pipeline-component step runs: the component's own steps, its inputs
     bound as for any step (its declared defaults filling the gaps), its outputs, and the
     settings of the pipeline around it."""
     step = plan["steps"][step_name]
     definition = step["definition"]
-    job = step_job_data(plan, step_name, upstream_outputs, pipeline_dir)
+    job = step_job_data(plan, step_name, upstream_outputs)
     data = {key: definition[key] for key in ("jobs", "outputs", "display_name", "description") if key in definition}
     inputs = {}
     for key, value in job["inputs"].items():
@@ -284,12 +289,10 @@ def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs:
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
 
 
-def _bind_input(value: Any, plan: dict[str, Any], upstream: dict[str, dict[str, Any]], base: Path) -> Any:
-    text = value if isinstance(value, str) else value.get("path") if isinstance(value, dict) else None
-    if isinstance(text, str) and text.strip().startswith("${{"):
-        parts = text.strip()[3:-2].strip().split(".")
-        if parts[0] != "parent":
-            parts = ["parent", *parts]  # the legacy `${{inputs.x}}` form
+def _bind_input(value: Any, parts: list[str] | None, plan: dict[str, Any], upstream: dict[str, dict[str, Any]],
+                base: Path) -> Any:
+    """An input's value for the step: ``parts`` is its binding (None for a value as written)."""
+    if parts is not None:
         if parts[1] == "inputs":
             planned = plan["inputs"].get(parts[2])
             if planned is None:
@@ -359,7 +362,7 @@ class Step:
         status.update(self.run_dir, reuse=decision.record())
         if decision.hit is not None:
             pipeline.log(f"step {self.name}: reused from {decision.hit['job']} ({decision.summary()})")
-            fields = step_cache.restore(decision.hit, plan, self.run_dir)
+            fields = step_cache.restore(pipeline.workspace, decision.hit, plan, self.run_dir)
             status.transition(self.run_dir, "Completed", reused=True, reused_from=decision.hit["job"],
                               exit_code=0, **fields)
             return command.Outcome("Completed", 0)
@@ -377,7 +380,7 @@ class Step:
         from .sweep.sweep import SweepRun, plan_sweep
 
         pipeline = self.pipeline
-        data = sweep_step_data(pipeline.plan, self.name, upstream, pipeline.run_dir)
+        data = sweep_step_data(pipeline.plan, self.name, upstream)
         spec = Spec(Path(pipeline.plan["spec"]), "sweepJob", data)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         plan = plan_sweep(spec, pipeline.workspace, self.job_name, self.run_dir)
@@ -408,7 +411,7 @@ class Step:
 
         pipeline = self.pipeline
         step = pipeline.plan["steps"][self.name]
-        data = nested_pipeline_data(pipeline.plan, self.name, upstream, pipeline.run_dir)
+        data = nested_pipeline_data(pipeline.plan, self.name, upstream)
         # Relative paths in the component are the component file's (an inline one: the pipeline's).
         source = Path(step["path"]) if step.get("path") else Path(step["base_dir"]) / "component.yml"
         text = yaml.safe_dump(data, sort_keys=False)
@@ -426,16 +429,9 @@ class Step:
         """Inputs bound to an upstream step's output count by the job that produced it, as in the
         service, where a step that ran again writes a new output (its consumers run again too)
         and a reused one hands on the original's."""
-        found = {}
-        for key, value in (self.pipeline.plan["steps"][self.name]["node"].get("inputs") or {}).items():
-            text = value.get("path") if isinstance(value, dict) else value
-            if not isinstance(text, str) or "${{" not in text:
-                continue
-            parts = text.strip()[3:-2].strip().split(".")
-            parts = parts if parts[0] == "parent" else ["parent", *parts]
-            if len(parts) == 5 and parts[1] == "jobs":
-                found[key] = output_origin(self.pipeline.steps[parts[2]].run_dir, parts[4])
-        return found
+        bound = self.pipeline.plan["steps"][self.name]["wiring"].get("inputs", {})
+        return {key: output_origin(self.pipeline.steps[parts[2]].run_dir, parts[4])
+                for key, parts in bound.items() if len(parts) == 5 and parts[1] == "jobs"}
 
     def identity(self) -> str:
         """What a step is across runs, for `--why` to compare with: the pipeline file and the step."""
@@ -443,7 +439,7 @@ class Step:
 
     def create(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
         pipeline = self.pipeline
-        job_data = step_job_data(pipeline.plan, self.name, upstream, pipeline.run_dir)
+        job_data = step_job_data(pipeline.plan, self.name, upstream)
         step = pipeline.plan["steps"][self.name]
         spec = Spec(Path(pipeline.plan["spec"]), "commandJob", job_data)
         job = command_job_from(job_data, Path(step["base_dir"]))

@@ -61,6 +61,7 @@ def _combine(parts: dict[str, str]) -> str:
 
 @dataclass
 class Decision:
+    identity: str                            # the step across runs: its pipeline file and name
     key: str
     fields: dict[str, str]                   # command, environment, run settings, outputs: digests
     files: dict[str, str]                    # code folder: relative path -> digest
@@ -117,7 +118,7 @@ def decide(workspace: Workspace, identity: str, plan: dict[str, Any], step: dict
     upstream step's output: the job that produced it) rather than by their content."""
     fields, files, inputs = key_parts(plan, origins)
     key = _combine({**fields, "code": _combine(files), **{f"input {k}": v for k, v in inputs.items()}})
-    decision = Decision(key, fields, files, inputs)
+    decision = Decision(identity, key, fields, files, inputs)
     if not step.get("is_deterministic", True):
         decision.storable = False
         decision.reasons.append("its component has is_deterministic: false, so it always runs and is never "
@@ -212,24 +213,20 @@ def store(workspace: Workspace, decision: Decision, plan: dict[str, Any], run_di
         if not final.exists():
             raise
         return  # another run stored the same key first: theirs is as good
-    index = _index_path(workspace, f"{plan.get('spec')}::{plan.get('step')}")
+    index = _index_path(workspace, decision.identity)
     index.parent.mkdir(parents=True, exist_ok=True)
     status.write_json_atomic(index, {"job": job, "key": decision.key, "fields": decision.fields,
                                      "files": decision.files, "inputs": decision.inputs})
 
 
-def restore(entry: dict[str, Any], plan: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+def restore(workspace: Workspace, entry: dict[str, Any], plan: dict[str, Any], run_dir: Path) -> dict[str, Any]:
     """A reused step gets the original's outputs, ./outputs and logs; returns its status fields."""
     from . import inputs
 
-    source = Path(entry_folder(entry, plan))
+    source = _root(workspace) / entry["key"]
     for name, planned in plan["outputs"].items():
         inputs.prepare_output(planned)
         _copy(source / "outputs" / name, Path(planned["path"]))
     _copy(source / "default", run_dir / "wd" / "outputs")
     _copy(source / "user_logs", run_dir / "user_logs")
     return {"metrics": entry.get("metrics") or {}}
-
-
-def entry_folder(entry: dict[str, Any], plan: dict[str, Any]) -> str:
-    return str(Path(plan["workspace"]) / FOLDER / entry["key"])

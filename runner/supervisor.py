@@ -136,8 +136,7 @@ class JobRun(Walk):
             cancel.interruptible = False
             if cancel.requested:
                 return _canceled_before_running()
-            launches = self.launches(rendered, env)
-            return self.run(launches, rendered, env)
+            return self.run(rendered, env)
 
         return self.guarded(steps)
 
@@ -160,13 +159,14 @@ class JobRun(Walk):
         self.log(f"distributed: {distributed.describe(layout)}")
         return distributed.launches(self.plan, rendered, env, self.run_dir, python)
 
-    def run(self, launches: list[distributed.Launch], rendered: str, env: dict[str, str]) -> command.Outcome:
+    def run(self, rendered: str, env: dict[str, str]) -> command.Outcome:
         """Running, and for a spot job whose node is taken (``--preempt-after``), back to Queued
         and Running again with the same working folder and ./outputs, as the service re-queues
         a preempted low-priority job: a script that checkpoints to ./outputs resumes."""
         evictions = list(self.plan.get("preempt_after") or [])
         attempt = 0
         while True:
+            launches = self.launches(rendered, env)
             self.enter("Running")
             outcome = command.execute(
                 self.run_dir, launches, self.plan.get("timeout"), self.cancel, self.log,
@@ -184,7 +184,6 @@ class JobRun(Walk):
             self.slot = acquire_slot(self.workspace, self.plan["compute"], self.cancel, self.log, self.nodes())
             if self.cancel.requested:
                 return _canceled_before_running()
-            launches = self.launches(rendered, env)
 
     def finalize(self, outcome: command.Outcome, **extra: Any) -> None:
         self.enter("Finalizing")

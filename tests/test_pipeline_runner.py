@@ -133,6 +133,23 @@ def number_step(value: str) -> str:
         """)
 
 
+def copy_step(binding: str, file: str) -> str:
+    """A step that copies ``file`` from the output bound to its input into its output `copied`."""
+    return inline(f"""\
+        command: cp ${{{{inputs.source}}}}/{file} ${{{{outputs.copied}}}}/{file}
+        environment: {{image: python:3.11-slim}}
+        inputs:
+          source: {binding}
+        outputs:
+          copied: {{type: uri_folder}}
+        """)
+
+
+def failures(shown: dict) -> tuple:
+    """What went wrong with a pipeline, and with each of its steps (for an assertion message)."""
+    return shown.get("error"), {name: node["error"] for name, node in shown["jobs"].items()}
+
+
 def pipeline_spec(folder: Path, steps: dict[str, str], settings: str = "") -> Path:
     jobs_text = "".join(f"  {name}:\n" + ("" if body.lstrip().startswith("type:") else "    type: command\n") + body
                         for name, body in steps.items())
@@ -266,22 +283,15 @@ def test_a_sweep_step_tunes_a_component_and_hands_on_its_best_trials_output(tmp_
             objective: {goal: maximize, primary_metric: score}
             limits: {max_total_trials: 3, max_concurrent_trials: 2}
             """),
-        "use": inline("""\
-            command: cp ${{inputs.model}}/lr.txt ${{outputs.chosen}}/lr.txt
-            environment: {image: python:3.11-slim}
-            inputs:
-              model: ${{parent.jobs.tune.outputs.model}}
-            outputs:
-              chosen: {type: uri_folder}
-            """)})
+        "use": copy_step("${{parent.jobs.tune.outputs.model}}", "lr.txt")})
     workspace = Workspace.locate(tmp_path / ".amllab")
     shown = run(workspace, spec, timeout=240)
-    assert shown["status"] == "Completed", (shown.get("error"), {n: j["error"] for n, j in shown["jobs"].items()})
+    assert shown["status"] == "Completed", failures(shown)
     assert steps_of(shown) == {"make": ("Completed", False), "tune": ("Completed", False), "use": ("Completed", False)}
     tune = jobs.show(workspace, shown["jobs"]["tune"]["name"])
     assert len(tune["trials"]) == 3 and tune["best_trial"]["params"] == {"lr": 0.5}
     assert shown["jobs"]["tune"]["metrics"]["score"] == pytest.approx(0.0)
-    assert (Path(shown["jobs"]["use"]["outputs"]["chosen"]) / "lr.txt").read_text() == "0.5"
+    assert (Path(shown["jobs"]["use"]["outputs"]["copied"]) / "lr.txt").read_text() == "0.5"
 
 
 def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(tmp_path: Path) -> None:
@@ -326,18 +336,11 @@ def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(t
               numbers: ${{parent.jobs.make.outputs.data}}
               times: 3
             """),
-        "use": inline("""\
-            command: cp ${{inputs.value}}/n.txt ${{outputs.final}}/n.txt
-            environment: {image: python:3.11-slim}
-            inputs:
-              value: ${{parent.jobs.nested.outputs.result}}
-            outputs:
-              final: {type: uri_folder}
-            """)})
+        "use": copy_step("${{parent.jobs.nested.outputs.result}}", "n.txt")})
     workspace = Workspace.locate(tmp_path / ".amllab")
     first = run(workspace, spec)
-    assert first["status"] == "Completed", (first.get("error"), {n: j["error"] for n, j in first["jobs"].items()})
-    assert (Path(first["jobs"]["use"]["outputs"]["final"]) / "n.txt").read_text() == "16.0"  # 5 x 3 + 1
+    assert first["status"] == "Completed", failures(first)
+    assert (Path(first["jobs"]["use"]["outputs"]["copied"]) / "n.txt").read_text() == "16.0"  # 5 x 3 + 1
     inner = jobs.show(workspace, first["jobs"]["nested"]["name"])
     assert steps_of(inner) == {"scale": ("Completed", False), "again": ("Completed", False)}
     second = run(workspace, spec)
