@@ -41,6 +41,15 @@ def main() -> None:
     distributed = "WORLD_SIZE" in os.environ
     if distributed:
         dist.init_process_group(backend="gloo")
+    train(args, distributed)
+    if distributed:
+        # train() has returned, so the DDP model is freed before its process group is: one that
+        # outlives its group can abort the process as the interpreter exits.
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+def train(args: argparse.Namespace, distributed: bool) -> None:
     rank = dist.get_rank() if distributed else 0
     world = dist.get_world_size() if distributed else 1
     torch.manual_seed(0)
@@ -87,9 +96,6 @@ def main() -> None:
     if rank == 0:
         torch.save(model.state_dict(), OUTPUTS / "model.pt.tmp")
         (OUTPUTS / "model.pt.tmp").replace(OUTPUTS / "model.pt")
-    if distributed:
-        dist.barrier()  # every rank is done before any tears its connections down
-        dist.destroy_process_group()
 
 
 if __name__ == "__main__":

@@ -47,9 +47,19 @@ def main() -> None:
     args = parser.parse_args()
 
     distributed = "WORLD_SIZE" in os.environ
-    use_cuda = torch.cuda.is_available()
     if distributed:
-        dist.init_process_group(backend="nccl" if use_cuda else "gloo")
+        dist.init_process_group(backend="nccl" if torch.cuda.is_available() else "gloo")
+    train(args, distributed)
+    if distributed:
+        # train() has returned, so the DDP model and the last step's gradients are freed before
+        # their process group is: a DDP model that outlives its group can abort the process as
+        # the interpreter exits ("terminate called without an active exception").
+        dist.barrier()
+        dist.destroy_process_group()
+
+
+def train(args: argparse.Namespace, distributed: bool) -> None:
+    use_cuda = torch.cuda.is_available()
     rank = dist.get_rank() if distributed else 0
     world = dist.get_world_size() if distributed else 1
     local_rank = int(os.environ.get("LOCAL_RANK", 0))
@@ -89,9 +99,6 @@ def main() -> None:
         temporary = OUTPUTS / "model.pt.tmp"
         torch.save(model.state_dict(), temporary)
         temporary.replace(OUTPUTS / "model.pt")
-    if distributed:
-        dist.barrier()  # every rank is done before any tears its connections down
-        dist.destroy_process_group()
 
 
 if __name__ == "__main__":
