@@ -93,8 +93,54 @@ def create_component(workspace: Workspace, file: str) -> dict[str, Any]:
         raise RunnerError(f"{file} is a {spec.kind}, not a component")
     name, version = _name_version(spec.data, None, None, "a component")
     entry = {"type": spec.data.get("type", "command"), "path": str(spec.path)}
+    if spec.kind == "commandComponent":
+        entry = _frozen_component(workspace, spec.data, spec.path, name)
     version = workspace.register("component", name, version, entry)
     return {"name": name, "version": version, **entry}
+
+
+def _frozen_component(workspace: Workspace, data: dict[str, Any], source: Path, name: str) -> dict[str, Any]:
+    """A registered command component keeps the code it was registered with: `az ml component
+    create` uploads the code folder, and a job that names azureml:train_model:1 runs that upload,
+    whatever the folder holds today. So the YAML and a snapshot of its ``code`` (same selection
+    rules as a job's) are copied to ``<workspace>/components/<name>-<content hash>/``; the entry
+    points there. The same content registered again is the same entry (a no-op); other content
+    under a version that exists is refused, as versions do not change."""
+    import hashlib
+    import shutil
+    import tempfile
+
+    import yaml
+
+    from .snapshot import take_snapshot
+
+    frozen = dict(data)
+    base = source.resolve().parent
+    store = workspace.folder / "components"
+    store.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store))
+    try:
+        code = data.get("code")
+        if isinstance(code, str) and not code.startswith(("azureml:", "http:", "https:", "git+")):
+            take_snapshot(base / code, staging / "code", exclude=[workspace.folder])
+            frozen["code"] = "./code"
+        environment = frozen.get("environment")
+        if isinstance(environment, str) and environment.startswith("file:"):
+            frozen["environment"] = "file:" + str(base / environment[len("file:"):])
+        elif isinstance(environment, dict) and isinstance(environment.get("conda_file"), str):
+            frozen["environment"] = {**environment, "conda_file": str(base / environment["conda_file"])}
+        text = (f"# {name}, as registered from {source} by `aml-run component create`.\n"
+                + yaml.safe_dump(frozen, sort_keys=False, allow_unicode=True))
+        (staging / "component.yml").write_text(text)
+        digest = hashlib.sha256(text.encode())
+        for path in sorted(p for p in (staging / "code").rglob("*") if p.is_file()):
+            digest.update(path.relative_to(staging).as_posix().encode() + b"\0" + path.read_bytes())
+        target = store / f"{name}-{digest.hexdigest()[:16]}"
+        if not target.exists():
+            staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return {"type": "command", "path": str(target / "component.yml"), "source": str(source)}
 
 
 def create_compute(workspace: Workspace, name: str, max_instances: int = 4, type_: str = "cpu",

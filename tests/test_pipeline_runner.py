@@ -17,7 +17,7 @@ import pytest
 
 from amlrun import aml_run
 from conftest import ROOT
-from runner import jobs, pipeline, status, step_cache
+from runner import assets, jobs, pipeline, status, step_cache
 from runner.workspace import Workspace
 
 LAB = ROOT / "scenarios" / "pipeline-prep-train-eval"
@@ -67,7 +67,15 @@ def test_a_second_run_reuses_every_step_and_a_code_edit_reruns_only_what_depends
 
     train_code = lab["folder"] / "pipeline" / "src" / "train" / "train.py"
     train_code.write_text(train_code.read_text() + "\n# a comment changes the snapshot, so train runs again\n")
-    third = run(workspace, spec)
+    # A registered component keeps the code it was registered with: the edit changes nothing
+    # until the component is registered again, as a new version.
+    unchanged = run(workspace, spec)
+    assert all(reused for _, reused in steps_of(unchanged).values())
+    component = lab["folder"] / LAB.name / "components" / "train_model.yml"
+    component.write_text(component.read_text().replace('version: "1"', 'version: "2"'))
+    assets.create_component(workspace, str(component))
+    version_2 = "jobs.train.component=azureml:train_model:2"
+    third = run(workspace, spec, version_2)
     assert steps_of(third) == {"prep": ("Completed", True), "train": ("Completed", False),
                                "evaluate": ("Completed", False)}
     run_dir = workspace.run_dir(third["name"])
@@ -84,10 +92,10 @@ def test_a_second_run_reuses_every_step_and_a_code_edit_reruns_only_what_depends
         == [["prep", "Completed", "True"], ["train", "Completed", "False"], ["evaluate", "Completed", "False"]]
 
     # force_rerun runs everything, and what it ran never becomes a reuse source.
-    forced = run(workspace, spec, "settings.force_rerun=true")
+    forced = run(workspace, spec, "settings.force_rerun=true", version_2)
     assert all(not node["reused"] for node in forced["jobs"].values())
     assert "force_rerun is true" in pipeline.why(workspace, workspace.run_dir(forced["name"]), "prep")
-    after = run(workspace, spec)
+    after = run(workspace, spec, version_2)
     assert {node["reused_from"] for node in after["jobs"].values()} == \
         {third["jobs"]["train"]["name"], third["jobs"]["evaluate"]["name"], first["jobs"]["prep"]["name"]}
 
