@@ -33,24 +33,24 @@ demo: $(VENV)/.installed-run
 	@echo "== aml-lint on the seed's specs: command, sweep, distributed, pipeline, components, schedule =="
 	$(VENV)/bin/aml-lint scenarios/command-job scenarios/sweep-random-bandit scenarios/distributed-job scenarios/pipeline scenarios/schedule
 	@echo
-	@echo "== aml-lint on a deliberately broken spec (exit status 1 is expected) =="
-	@$(VENV)/bin/aml-lint scenarios/broken-spec; status=$$?; test $$status -eq 1
+	@echo "== aml-lint on a deliberately broken sweep (exit status 1 is expected; fixed.yml beside it is clean) =="
+	@$(VENV)/bin/aml-lint scenarios/broken-sweep/sweep.yml; status=$$?; test $$status -eq 1
 	@echo
-	@echo "== aml-run: the command-job lab for real (workspace: scenarios/command-job/.amllab) =="
-	$(PY) -m runner.scenarios scenarios/command-job
-	$(VENV)/bin/aml-run job list --workspace scenarios/command-job/.amllab
-	@echo
-	@echo "== aml-run: the seed's sweep for real (workspace: scenarios/sweep-random-bandit/.amllab) =="
-	$(PY) -m runner.scenarios scenarios/sweep-random-bandit
-	$(VENV)/bin/aml-run job list --workspace scenarios/sweep-random-bandit/.amllab
-	@echo
-	@echo "== aml-run: the prep -> train -> evaluate pipeline, twice: the second run reuses every step =="
-	$(PY) -m runner.scenarios scenarios/pipeline-prep-train-eval
-	$(PY) -m runner.scenarios scenarios/pipeline-prep-train-eval
-	$(VENV)/bin/aml-run job list --workspace scenarios/pipeline-prep-train-eval/.amllab
+	@echo "== The worked example for real: sweep, promote the best into train_model, weekly pipeline =="
+	$(VENV)/bin/aml-run scenario run worked-example
 	@echo
 	@echo "== aml-quiz --check: the question bank, every machine-checked answer proven by the toolkit =="
 	$(VENV)/bin/aml-quiz --check
+	@echo
+	@echo "== Where to look =="
+	@echo "  the runs:      $(VENV)/bin/aml-run job list --workspace scenarios/worked-example/.amllab"
+	@echo "                 (each job's folder: scenarios/worked-example/.amllab/runs/NAME, with its logs and outputs)"
+	@echo "  the sweep:     scenarios/worked-example/sweep.png (every trial's auc per epoch; canceled ones end early)"
+	@echo "  the promotion: scenarios/worked-example/promoted/train_model.yml (train_model version 2)"
+	@echo "  every run in MLflow's UI:"
+	@echo "                 $(VENV)/bin/mlflow ui --backend-store-uri sqlite:///$(CURDIR)/scenarios/worked-example/.amllab/mlflow.db"
+	@echo "  the other labs: $(VENV)/bin/aml-run scenario list   (run one: aml-run scenario run NAME)"
+	@echo "  the exam trainer: $(VENV)/bin/aml-quiz"
 
 # The MPI tests run Open MPI's real mpirun (Debian's openmpi-bin): installed here when missing
 # and this user may (root with apt-get); otherwise say what to install.

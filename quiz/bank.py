@@ -296,7 +296,7 @@ def _validate_check(check: Any, qtype: str, fail: Any) -> None:
         "grid_size": {"yaml"},
         "next_fires": {"after", "count", "before", "yaml"},
         "pipeline_order": {"yaml", "files"},
-        "scenario": {"name", "expect"},
+        "scenario": {"name", "expect", "step"},
     }[kind]
     unknown = sorted(set(map(str, params)) - allowed)
     if unknown:

@@ -269,14 +269,19 @@ def _pipeline_order(question: Question, params: Mapping[str, Any]) -> str:
 # ----------------------------------------------------------------------------- labs
 
 
-def lab_expectations(name: str) -> dict[str, Any] | None:
-    """A runnable lab's ``expect`` (the test suite runs every runnable lab and proves it), or None."""
+def lab_expectations(name: str, step: str | None = None) -> dict[str, Any] | None:
+    """A runnable lab's ``expect`` (the test suite runs every runnable lab and proves it), or
+    None. A lab of several steps expects per step: ``step`` names one by its id."""
     meta_path = SCENARIOS_DIR / name / "scenario.yml"
     if not meta_path.is_file():
         return None
-    meta = _load_yaml(meta_path.read_text())
-    expect = (meta or {}).get("expect") or {}
-    return expect if "status" in expect else None
+    meta = _load_yaml(meta_path.read_text()) or {}
+    if step is not None:
+        found = [raw for raw in meta.get("steps") or [] if isinstance(raw, Mapping) and raw.get("id") == step]
+        expect = (found[0].get("expect") or {}) if found else {}
+        return expect or None
+    expect = meta.get("expect") or {}
+    return expect if "status" in expect or "next_fires" in expect else None
 
 
 def _implied(claim: Any, lab: Any, path: str) -> str | None:
@@ -310,13 +315,14 @@ def _implied(claim: Any, lab: Any, path: str) -> str | None:
 
 def _scenario(question: Question, params: Mapping[str, Any]) -> str:
     name = str(params["name"])
-    expect = lab_expectations(name)
+    step = params.get("step")
+    expect = lab_expectations(name, None if step is None else str(step))
     if expect is None:
-        raise _Skip(f"lab '{name}' does not exist or cannot run yet")
+        raise _Skip(f"lab '{name}'" + (f" has no step '{step}' that" if step else "") + " does not exist or cannot run yet")
     problem = _implied(params.get("expect") or {}, expect, "expect")
     if problem:
         raise _Fail(f"lab '{name}': {problem}")
-    return f"lab {name} proves {dict(params.get('expect') or {})}"
+    return f"lab {name}{f' (step {step})' if step else ''} proves {dict(params.get('expect') or {})}"
 
 
 def lab_command(question: Question) -> str | None:
@@ -328,6 +334,8 @@ def lab_command(question: Question) -> str | None:
     if not name or not meta_path.is_file():
         return None
     meta = _load_yaml(meta_path.read_text()) or {}
+    if "steps" in meta:
+        return f"aml-run scenario run {name}"
     steps = [f"cd scenarios/{name}", *meta.get("setup", []),
              f"aml-run job create --file {meta.get('spec', 'job.yml')} --stream"]
     return " && ".join(steps)

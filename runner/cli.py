@@ -12,6 +12,7 @@
     aml-run schedule create --file schedule.yml | list | show NAME [--next N]
     aml-run schedule enable|disable|trigger|delete NAME
     aml-run scheduler [--once]                fire due schedules until Ctrl-C
+    aml-run scenario list | run NAME [--workspace DIR]   the labs in scenarios/: run one, check it
 
 Every verb takes ``-o json|yaml|table`` (table by default) and ``--workspace DIR``. Exit codes:
 0 success, 1 a job that did not complete or a spec with lint errors, 2 a usage error (unknown
@@ -44,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aml-run", description="Run Azure ML v2 job specs on this machine, "
                                      "with the service's semantics and MLflow tracking.")
     parser.add_argument("--version", action="version", version=f"aml-run {__version__}")
-    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute,schedule,scheduler}")
+    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute,schedule,scheduler,scenario}")
     groups.required = True
 
     job = groups.add_parser("job", help="submit and follow jobs").add_subparsers(dest="verb", metavar="VERB")
@@ -124,7 +125,23 @@ def build_parser() -> argparse.ArgumentParser:
             show.add_argument("--label", "-l")
         _common(show)
     _schedule_parsers(groups)
+    _scenario_parsers(groups)
     return parser
+
+
+def _scenario_parsers(groups: Any) -> None:
+    verbs = groups.add_parser("scenario", help="the labs: run one and check what it must show").add_subparsers(
+        dest="verb", metavar="VERB")
+    verbs.required = True
+    listing = verbs.add_parser("list", help="the labs, with the exam question each answers")
+    listing.add_argument("-o", "--output", choices=OUTPUTS, default="table", help="output format (default: table)")
+    run = verbs.add_parser("run", help="register a lab's assets, run its steps, check its expectations, "
+                           "and say what to notice")
+    run.add_argument("name", help="a lab's name (scenario list) or its folder")
+    run.add_argument("--workspace", "-w", metavar="DIR", help="an empty or new folder for the lab's workspace "
+                     "(default: the lab's own .amllab/, cleared first)")
+    run.add_argument("-o", "--output", choices=OUTPUTS, default="table",
+                     help="table: the steps' output, then the report; json/yaml: the report only")
 
 
 def _schedule_parsers(groups: Any) -> None:
@@ -223,6 +240,8 @@ def _dispatch(args: argparse.Namespace) -> int:
 
     if args.group in ("schedule", "scheduler"):
         return _schedule(args)
+    if args.group == "scenario":
+        return _scenario(args)
     if args.group == "job":
         if args.verb == "create":
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
@@ -344,6 +363,24 @@ def _schedule(args: argparse.Namespace) -> int:
     shown = schedules.enable(workspace, name) if args.verb == "enable" else schedules.disable(workspace, name)
     _print(shown, args.output, ("name", "is_enabled", "trigger", "time_zone"))
     return 0
+
+
+def _scenario(args: argparse.Namespace) -> int:
+    from . import scenarios
+
+    if args.verb == "list":
+        _print(list(scenarios.rows()), args.output, ("name", "runs", "title"))
+        return 0
+    folder = scenarios.find(args.name)
+    workspace = scenarios.fresh_workspace(folder, args.workspace)
+    quiet = args.output != "table"
+    result = scenarios.execute(folder, workspace, open(os.devnull, "w") if quiet else sys.stdout)
+    result["workspace"] = str(workspace.folder)
+    if quiet:
+        _print(result, args.output, ())
+    else:
+        scenarios.render(result, sys.stdout)
+    return 0 if result["passed"] else 1
 
 
 def _follow(workspace: Any, name: str, cancel_on_interrupt: bool) -> int:

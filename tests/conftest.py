@@ -13,6 +13,24 @@ os.environ.setdefault("AMLLAB_TRACKING_IDLE", "30")
 BIN = Path(sys.executable).parent
 
 
+_LAB_SECONDS: dict[str, float] = {}
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "lab: runs a scenario lab for real (its time is summed apart)")
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when in ("setup", "call") and "lab" in report.keywords:
+        _LAB_SECONDS[report.nodeid] = _LAB_SECONDS.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if _LAB_SECONDS:
+        terminalreporter.write_line(f"scenario labs: {len(_LAB_SECONDS)} test(s) ran labs for real, "
+                                    f"{sum(_LAB_SECONDS.values()):.0f} s in all")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--update-golden", action="store_true",
                      help="rewrite tests/golden/**/*.out from the current output")

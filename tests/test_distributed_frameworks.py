@@ -11,6 +11,8 @@ import shutil
 import sys
 from pathlib import Path
 
+import pytest
+
 from amlrun import aml_run, lab, nothing_ran  # noqa: F401
 from conftest import ROOT
 from runner import command, jobs, process, scenarios
@@ -46,6 +48,7 @@ def tf_configs(shown: dict) -> dict[tuple[str, int], dict]:
 
 # -- tensorflow -----------------------------------------------------------------------------
 
+@pytest.mark.lab
 def test_tensorflow_tasks_get_the_services_tf_config_and_the_ps_is_stopped(lab: Path) -> None:  # noqa: F811
     shown, run_dir = run(lab, TF_LAB / "job.yml")
     assert scenarios.check(TF_LAB, shown) == []  # what the lab promises (test_scenarios leaves it to us)
@@ -90,6 +93,7 @@ def test_tensorflow_worker_count_defaults_to_the_nodes_and_no_parameter_servers(
 
 # -- mpi ------------------------------------------------------------------------------------
 
+@pytest.mark.lab
 def test_mpi_ranks_come_from_open_mpi_and_all_reduce_over_every_rank(lab: Path) -> None:  # noqa: F811
     shown, run_dir = run(lab, MPI_LAB / "job.yml")
     assert scenarios.check(MPI_LAB, shown) == []  # what the lab promises (test_scenarios leaves it to us)

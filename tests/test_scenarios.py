@@ -1,38 +1,75 @@
-"""Every scenario's specs lint exactly as its scenario.yml expects."""
+"""Every lab keeps its contract: its specs lint as it says, it runs as a learner runs it and
+produces what it promises, and it links to the quiz questions it proves."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 import yaml
 
 from conftest import ROOT
-from validator.engine import lint_file
+from runner import scenarios
 
-SCENARIOS = sorted(p.parent for p in (ROOT / "scenarios").glob("*/scenario.yml"))
+LABS = scenarios.labs(ROOT / "scenarios")
 
 
-@pytest.mark.parametrize("folder", SCENARIOS, ids=lambda p: p.name)
+def meta_of(folder: Path) -> dict:
+    return yaml.safe_load((folder / "scenario.yml").read_text())
+
+
+@pytest.mark.parametrize("folder", LABS, ids=lambda p: p.name)
 def test_scenario_lint_expectations(folder: Path) -> None:
-    meta = yaml.safe_load((folder / "scenario.yml").read_text())
-    expected = sorted(meta["expect"]["lint"])
-    specs = [meta["spec"], *meta.get("components", [])]
-    found = sorted(d.code for spec in specs for d in lint_file(folder / spec).diagnostics)
-    assert found == expected
+    assert scenarios.lint_expectations(folder), "a lab says what aml-lint reports on its specs"
+    assert scenarios.check_lint(folder) == []
 
 
-def test_seed_scenarios_exist() -> None:
-    names = {p.name for p in SCENARIOS}
-    assert {"command-job", "sweep-random-bandit", "distributed-job", "pipeline", "schedule", "broken-spec"} <= names
+@pytest.mark.parametrize("folder", LABS, ids=lambda p: p.name)
+def test_every_lab_says_what_it_teaches_and_which_exam_question_it_answers(folder: Path) -> None:
+    meta = meta_of(folder)
+    for key in ("title", "teaches", "question"):
+        assert isinstance(meta.get(key), str) and meta[key].strip(), f"{folder.name} needs a {key}"
+    assert meta.get("notice"), f"{folder.name}: what to notice once it ran"
+    # Steps parse, and a trigger names a schedule step before it.
+    seen = set()
+    for step in scenarios.steps(meta):
+        if step.kind == "trigger":
+            assert step.target in seen
+        seen.add(step.id)
+
+
+def test_at_least_fourteen_labs_cover_every_block_of_the_seed() -> None:
+    names = {folder.name for folder in LABS}
+    assert len(names) >= 14
+    assert {"worked-example", "command-job", "serverless-job", "distributed-pytorch", "distributed-tensorflow",
+            "distributed-mpi", "checkpoint-resume", "pipeline-prep-train-eval", "weekly-retrain"} <= names
+    sweeps = [name for name in names if name.startswith("sweep-")]
+    assert len(sweeps) >= 4
+    lint_labs = [folder for folder in LABS if meta_of(folder).get("fixed")]
+    assert len(lint_labs) >= 3, "lint labs: a broken spec, its codes and the fixed one beside it"
+
+
+def test_the_quiz_and_the_labs_link_both_ways() -> None:
+    """A question whose check names a lab is listed by that lab, and a lab lists only questions
+    that exist and name it."""
+    from quiz.bank import load_bank
+
+    named: dict[str, set[str]] = {}
+    for question in load_bank().questions:
+        lab = ((question.check or {}).get("scenario") or {}).get("name")
+        if lab:
+            named.setdefault(lab, set()).add(question.id)
+    assert set(named) <= {folder.name for folder in LABS}
+    for folder in LABS:
+        assert set(meta_of(folder).get("questions") or []) == named.get(folder.name, set()), folder.name
 
 
 # Labs whose run a test file of their own checks in depth (and runs once): not run twice.
 RUN_ELSEWHERE = {"distributed-pytorch": "test_distributed.py", "checkpoint-resume": "test_distributed.py",
                  "distributed-tensorflow": "test_distributed_frameworks.py",
                  "distributed-mpi": "test_distributed_frameworks.py"}
-RUNNABLE = [folder for folder in SCENARIOS if folder.name not in RUN_ELSEWHERE
-            and "status" in (yaml.safe_load((folder / "scenario.yml").read_text()).get("expect") or {})]
+RUNNABLE = [folder for folder in LABS if folder.name not in RUN_ELSEWHERE and scenarios.steps(meta_of(folder))]
 
 
 def test_labs_run_elsewhere_are_run_there() -> None:
@@ -41,24 +78,36 @@ def test_labs_run_elsewhere_are_run_there() -> None:
         assert f'"{name}"' in (ROOT / "tests" / test_file).read_text()
 
 
+def test_only_lint_labs_do_not_run() -> None:
+    """Every lab runs, except those that teach with a broken spec (the fixed one lints clean)."""
+    for folder in LABS:
+        if not scenarios.steps(meta_of(folder)):
+            assert meta_of(folder).get("fixed"), f"{folder.name} neither runs nor is a lint lab"
+
+
+@pytest.mark.lab
 @pytest.mark.parametrize("folder", RUNNABLE, ids=lambda p: p.name)
 def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
-    """The lab as a learner runs it: its setup commands, then `aml-run job create --stream`;
-    what it must produce holds, and MLflow's own API sees the run with its metrics."""
-    import shutil
-
-    from runner import scenarios
-    from runner.sweep.sampling import format_value
-    from runner.workspace import Workspace
-
+    """The lab as a learner runs it: its setup commands, then each step; what it must produce
+    holds, and MLflow's own API sees each job's run with its metrics."""
     # The whole scenarios folder: a lab may use another's code (the sweep labs share one trainer).
-    shutil.copytree(folder.parent, tmp_path / "scenarios", ignore=shutil.ignore_patterns(".amllab", "data"))
+    shutil.copytree(folder.parent, tmp_path / "scenarios",
+                    ignore=shutil.ignore_patterns(".amllab", "data", "promoted", "*.png"))
     lab = tmp_path / "scenarios" / folder.name
-    workspace = Workspace.locate(tmp_path / ".amllab")
-    shown = scenarios.run(lab, workspace)
-    assert scenarios.check(lab, shown) == [], Path(shown["log_path"]).read_text()[-3000:]
+    workspace = scenarios.fresh_workspace(lab, tmp_path / "workspace")
+    result = scenarios.execute(lab, workspace, open(tmp_path / "lab.log", "w"))
+    assert result["passed"], (result["problems"], (tmp_path / "lab.log").read_text()[-4000:])
+    for step in result["steps"]:
+        if step["run_dir"]:
+            from runner import jobs
 
+            check_tracking(jobs.show(workspace, step["job"]))
+
+
+def check_tracking(shown: dict) -> None:
     from mlflow import MlflowClient
+
+    from runner.sweep.sampling import format_value
 
     client = MlflowClient(tracking_uri=shown["mlflow"]["tracking_uri"])
     run = client.get_run(shown["mlflow"]["run_id"])
@@ -72,7 +121,7 @@ def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
         assert run.data.tags["best_child_run_id"] == shown["best_trial"]["name"]
         best = next(child for child in children if child.data.tags["amllab.job"] == shown["best_trial"]["name"])
         assert best.data.params == {key: format_value(value) for key, value in shown["best_trial"]["params"].items()}
-        run = best
+        assert {a.path for a in client.list_artifacts(best.info.run_id)} >= {"outputs"}
     elif shown["type"] == "pipeline":
         # The pipeline's run is the parent of one run per step that ran; each holds its metrics.
         children = client.search_runs([run.info.experiment_id],
@@ -82,9 +131,55 @@ def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
         for child in children:
             assert child.info.status == "FINISHED"
             assert child.data.metrics == ran[child.data.tags["amllab.job"]]["metrics"]
-        assert all(node["status"] == "Completed" for node in shown["jobs"].values())
     else:
         assert run.data.metrics == shown["metrics"] and shown["metrics"]
-    logged = {a.path for a in client.list_artifacts(run.info.run_id, "outputs")}
-    for name in (yaml.safe_load((folder / "scenario.yml").read_text())["expect"].get("files") or {}).get("default", []):
-        assert f"outputs/{name}" in logged
+        logged = {a.path for a in client.list_artifacts(run.info.run_id, "outputs")}
+        assert {f"outputs/{path.name}" for path in Path(shown["outputs"]["default"]).iterdir()} <= logged
+
+
+def test_the_lab_guide_is_generated_from_the_labs() -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "build_scenario_docs.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_scenario_list_and_run_from_the_command_line(tmp_path: Path) -> None:
+    """`aml-run scenario list|run` as a learner types them: a lab that holds exits 0 with its
+    report, one whose expectation fails exits 1 naming it, an unknown lab exits 2 in one line."""
+    import json
+
+    from amlrun import aml_run
+
+    listing = aml_run("scenario", "list", "-o", "json", cwd=tmp_path)
+    assert listing.returncode == 0, listing.stderr
+    rows = {row["name"]: row for row in json.loads(listing.stdout)}
+    assert set(rows) == {folder.name for folder in LABS}
+    assert rows["worked-example"]["runs"] == "job, run, schedule, trigger"
+    assert rows["broken-sweep"]["runs"] == "lint only"
+
+    shutil.copytree(ROOT / "scenarios" / "weekly-retrain", tmp_path / "weekly-retrain")
+    shutil.copytree(ROOT / "scenarios" / "pipeline", tmp_path / "pipeline", ignore=shutil.ignore_patterns(".amllab"))
+    held = aml_run("scenario", "run", str(tmp_path / "weekly-retrain"), cwd=tmp_path)
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert "weekly-retrain: every expectation holds" in held.stdout
+    assert "What to notice:" in held.stdout and "$ aml-run schedule create --file schedule.yml" in held.stdout
+
+    meta = tmp_path / "weekly-retrain" / "scenario.yml"
+    meta.write_text(meta.read_text().replace('"2026-04-12T02:30:00"', '"2026-04-12T03:30:00"'))
+    failed = aml_run("scenario", "run", str(tmp_path / "weekly-retrain"), "-o", "json", cwd=tmp_path)
+    assert failed.returncode == 1, failed.stderr
+    report = json.loads(failed.stdout)
+    assert report["passed"] is False and len(report["problems"]) == 1
+    assert "2026-04-12T02:30:00" in report["problems"][0] and "expected" in report["problems"][0]
+
+    # A lab runs in an empty workspace: a folder that holds something is refused, not mixed in.
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "workspace.yml").write_text("version: 1\n")
+    busy = aml_run("scenario", "run", str(tmp_path / "weekly-retrain"), "--workspace", str(tmp_path / "busy"),
+                   cwd=tmp_path)
+    assert busy.returncode == 2 and "is not empty" in busy.stderr and "Traceback" not in busy.stderr
+    unknown = aml_run("scenario", "run", "no-such-lab", cwd=tmp_path)
+    assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "worked-example" in unknown.stderr

@@ -1,7 +1,8 @@
 """Train a churn classifier (logistic regression, plain Python) and log AUC to MLflow.
 
 Reads every *.csv under --data (columns: feature columns..., churned as 0/1) and writes the
-model to ./outputs/model.json, which the service uploads with the job.
+model to ./outputs/model.json, which the service uploads with the job, and one line per epoch
+to ./logs/progress.log, which the service uploads while the job runs.
 """
 
 import argparse
@@ -49,6 +50,9 @@ def main() -> None:
     import mlflow  # the service (and aml-run) starts the run; we only log to it
 
     features, labels = load_rows(args.data)
+    logs = pathlib.Path("logs")
+    logs.mkdir(exist_ok=True)
+    progress = (logs / "progress.log").open("w")
     weights = [0.0] * (len(features[0]) + 1)
     for epoch in range(args.epochs):
         for x, y in zip(features, labels):
@@ -59,8 +63,11 @@ def main() -> None:
         scores = [weights[0] + sum(w * v for w, v in zip(weights[1:], x)) for x in features]
         score = auc(scores, labels)
         mlflow.log_metric("auc", score, step=epoch)
+        progress.write(f"epoch {epoch + 1}/{args.epochs}: auc {score:.4f}\n")
+        progress.flush()
         if epoch % 5 == 4 or epoch == args.epochs - 1:
             print(f"epoch {epoch + 1}/{args.epochs}: auc {score:.4f}")
+    progress.close()
     outputs = pathlib.Path("outputs")
     outputs.mkdir(exist_ok=True)
     (outputs / "model.json").write_text(json.dumps({"weights": weights}))
