@@ -158,7 +158,7 @@ def _trial_dirs(run_dir: Path) -> list[Path]:
 
 
 def show(workspace: Workspace, name: str) -> dict[str, Any]:
-    """What ``job show`` prints (the shape is documented in the README)."""
+    """What ``job show`` prints (the shape is documented in docs/json.md)."""
     current = record(workspace, name)
     run_dir = workspace.run_dir(name)
     plan = status.read(run_dir, command.PLAN)

@@ -10,7 +10,7 @@ service's cron and recurrence rules, shared with the linter and the quiz); this 
 turns its wall-clock times into instants (the trigger's ``time_zone``, Windows names mapped to
 IANA zones by the same table) and decides which of them are due.
 
-Firing rules (the README's "Schedules" section says the same):
+Firing rules (docs/runner.md's "Schedules" section says the same):
 
 * a schedule counts from its creation (or from ``enable``, after a ``disable``): times before
   that never fire; without ``start_time`` the trigger starts at its creation, so a recurrence

@@ -5,9 +5,10 @@ A step's key is a hash over everything that decides its result (the service's cr
 "Debug pipeline reuse issues"): the command as written, the environment and run settings as
 resolved (compute, resources, distribution, environment variables, timeout), the content of
 the code folder file by file, the content of every data input (a file, or a folder file by
-file: an upstream step's output counts by what it holds, so a reused upstream keeps its
-consumers reusable), every literal input value, and the outputs' settings. The name of the
-pipeline, of the job, or when it ran do not count.
+file; an upstream step's output counts by the job that produced it, so a reused upstream
+keeps its consumers reusable and one that ran again makes them run too), every literal input
+value, and the outputs' settings. The name of the pipeline, of the job, or when it ran do not
+count.
 
 ``<workspace>/step-cache/<key>/`` holds a completed step: ``entry.json`` (the job it came
 from, the key's parts, its metrics), its outputs and its logs. An entry is built in a

@@ -4,7 +4,11 @@
       workspace.yml      the registry: data assets, environments, components, computes
                          (format in validator/workspace.py; written only through register())
       runs/<job>/        one folder per job (see runner/command.py for its layout)
-      cache/             downloaded https inputs, step reuse (later)
+      cache/downloads/   downloaded https inputs
+      step-cache/        completed pipeline steps, for reuse (runner/step_cache.py)
+      components/        registered command components: their YAML and a snapshot of their code
+      schedules/         one record per schedule, with its history (runner/schedules.py)
+      computes/          which instances of each registered compute are taken
       datastores/<d>/    what azureml://datastores/<d>/paths/... means here
       mlflow.db          MLflow's embedded store, unless MLFLOW_TRACKING_URI is set
       mlruns/            MLflow artifacts for that store
@@ -111,7 +115,8 @@ class Workspace:
         if not ignore.exists():
             # Teams keep job YAML in git: the registry may be shared, the runs never.
             ignore.write_text("# Written by aml-run: runs, caches and the MLflow store stay local.\n"
-                              "runs/\ncache/\nlogs/\nmlflow.db\nmlruns/\n*.lock\n")
+                              "runs/\ncache/\nstep-cache/\ncomponents/\nschedules/\ncomputes/\nlogs/\nmlflow.db\n"
+                              "mlruns/\n*.lock\n")
 
     @property
     def runs(self) -> Path:
