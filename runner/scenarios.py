@@ -402,7 +402,7 @@ def report(folder: Path, outcomes: Sequence[Outcome], lint_problems: Sequence[st
         "seconds": round(seconds, 1),
         "steps": [{"command": _named(outcome.step.command(names), names), "id": outcome.step.id,
                    "summary": _named(summary(outcome), names),
-                   "job": outcome.shown.get("name"), "run_dir": outcome.shown.get("run_dir"),
+                   "name": outcome.shown.get("name"), "run_dir": outcome.shown.get("run_dir"),
                    "problems": outcome.problems} for outcome in outcomes],
         "notice": [_named(str(line), names) for line in meta.get("notice") or []],
         "quiz_questions": list(meta.get("questions") or []),

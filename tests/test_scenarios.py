@@ -101,7 +101,7 @@ def test_scenario_runs_as_it_promises(folder: Path, tmp_path: Path) -> None:
         if step["run_dir"]:
             from runner import jobs
 
-            check_tracking(jobs.show(workspace, step["job"]))
+            check_tracking(jobs.show(workspace, step["name"]))
 
 
 def check_tracking(shown: dict) -> None:
