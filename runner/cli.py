@@ -372,6 +372,7 @@ def _scenario(args: argparse.Namespace) -> int:
         _print(list(scenarios.rows()), args.output, ("name", "runs", "title"))
         return 0
     folder = scenarios.find(args.name)
+    scenarios.load(folder)  # a scenario.yml that cannot run is refused before any workspace is made
     workspace = scenarios.fresh_workspace(folder, args.workspace)
     quiet = args.output != "table"
     result = scenarios.execute(folder, workspace, open(os.devnull, "w") if quiet else sys.stdout)

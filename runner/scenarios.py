@@ -107,7 +107,16 @@ def find(name: str, folder: Path = SCENARIOS_DIR) -> Path:
 
 
 def load(folder: Path) -> dict[str, Any]:
-    return load_asset(folder / "scenario.yml")
+    """The lab's ``scenario.yml``; a file that is not valid YAML is one line naming the position."""
+    from validator.spec import SpecError
+
+    try:
+        meta = load_asset(folder / "scenario.yml")
+    except SpecError as error:
+        raise UsageError(f"the lab's scenario.yml is not valid: {error}") from None
+    for index, raw in enumerate(meta.get("steps") or []):
+        _step(raw, index, folder)
+    return meta
 
 
 def steps(meta: Mapping[str, Any]) -> list[Step]:
@@ -124,10 +133,12 @@ def steps(meta: Mapping[str, Any]) -> list[Step]:
     return []
 
 
-def _step(raw: Any, index: int) -> Step:
+def _step(raw: Any, index: int, folder: Path | None = None) -> Step:
     kinds = [kind for kind in STEP_KINDS if isinstance(raw, Mapping) and kind in raw]
     if len(kinds) != 1:
-        raise UsageError(f"steps[{index}] needs exactly one of {', '.join(STEP_KINDS)}")
+        found = ", ".join(map(str, raw)) if isinstance(raw, Mapping) else repr(raw)
+        where = f"{folder / 'scenario.yml'}: " if folder else ""
+        raise UsageError(f"{where}steps[{index}] needs exactly one of {', '.join(STEP_KINDS)} (it has: {found})")
     kind = kinds[0]
     return Step(kind, str(raw[kind]), raw.get("id"), dict(raw.get("expect") or {}),
                 list(raw.get("set") or []), tuple(raw.get("preempt_after") or ()))

@@ -181,5 +181,11 @@ def test_scenario_list_and_run_from_the_command_line(tmp_path: Path) -> None:
     busy = aml_run("scenario", "run", str(tmp_path / "weekly-retrain"), "--workspace", str(tmp_path / "busy"),
                    cwd=tmp_path)
     assert busy.returncode == 2 and "is not empty" in busy.stderr and "Traceback" not in busy.stderr
+    (tmp_path / "typo").mkdir()
+    (tmp_path / "typo" / "scenario.yml").write_text("title: a typo\nsteps:\n  - jbo: job.yml\n")
+    typo = aml_run("scenario", "run", str(tmp_path / "typo"), cwd=tmp_path)
+    assert typo.returncode == 2 and typo.stderr.count("\n") == 1, typo.stderr
+    assert "scenario.yml: steps[0] needs exactly one of run, job, schedule, trigger (it has: jbo)" in typo.stderr
+    assert not (tmp_path / "typo" / ".amllab").exists()
     unknown = aml_run("scenario", "run", "no-such-lab", cwd=tmp_path)
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "worked-example" in unknown.stderr
