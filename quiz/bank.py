@@ -38,6 +38,14 @@ _ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _SOURCE = re.compile(r"(SPEC §\d+(\.\d+)*|seed: \S)")
 # A fenced ```yaml block of a prompt (the fences at the start of a line).
 YAML_BLOCK = re.compile(r"^```ya?ml[ \t]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def public_pages(source: str) -> list[str]:
+    """The parts of a question's ``source`` that name public pages (not SPEC or seed citations)."""
+    return [part.strip() for part in re.split(r"\s+·\s+|;\s+", source)
+            if part.strip() and not _SOURCE.match(part.strip())]
+
+
 _QUESTION_KEYS = {"id", "domain", "type", "source", "prompt", "options", "answer", "explanation",
                   "wrong", "check", "tolerance", "options_yaml"}
 _REQUIRED = ("id", "type", "source", "prompt", "answer", "explanation")
@@ -59,6 +67,12 @@ class Question:
     options_yaml: dict[str, str] = field(default_factory=dict)
     file: str = ""
     line: int = 0
+
+    @property
+    def reference(self) -> str:
+        """The public pages of the source (Microsoft Learn titles), for the learner to read on.
+        The ``SPEC §`` and ``seed:`` parts are the maintainers' provenance, not shipped."""
+        return "; ".join(public_pages(self.source))
 
     @property
     def yaml_blocks(self) -> list[str]:
@@ -217,6 +231,9 @@ def _question(document: Any, index: int, raw: Any, default_domain: Any) -> Quest
     if not _SOURCE.search(raw["source"]):
         raise fail("the source must cite a SPEC section ('SPEC §4.8') or the seed ('seed: <section>')",
                    key="source")
+    if not public_pages(raw["source"]):
+        raise fail("the source needs the title of a public page for the learner to read on",
+                   "add ' · <Microsoft Learn page title>'", key="source")
     options = raw.get("options") or {}
     if not isinstance(options, dict) or not all(isinstance(v, (str, int, float)) for v in options.values()):
         raise fail("'options' must map keys a..f to text", key="options")

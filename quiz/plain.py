@@ -123,7 +123,7 @@ class Plain:
         self.say(question.explanation)
         for key, _text, why in feedback.chosen_wrong[1:]:
             self.say(f"{key}) {why}")
-        self.say(f"Source: {question.source}")
+        self.say(f"Read more (Microsoft Learn): {question.reference}")
         command = lab_command(question)
         if command:
             self.say(f"See it run: {command}")

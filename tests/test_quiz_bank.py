@@ -77,7 +77,7 @@ domain: sweep
 questions:
   - id: sweep-ok
     type: single
-    source: "SPEC §4.8"
+    source: "SPEC §4.8 · Hyperparameter tuning a model (v2)"
     prompt: Which policy?
     options: {a: bandit, b: truncation}
     answer: a
@@ -89,7 +89,9 @@ questions:
 @pytest.mark.parametrize(("change", "line", "message"), [
     (("answer: a", "answer: c"), 8, "the answer 'c' is not one of the options' keys"),
     (("    wrong: {b: Not this.}\n", ""), 3, "'wrong' does not say why option b is wrong"),
-    (("source: \"SPEC §4.8\"", "source: somewhere"), 5, "the source must cite"),
+    (("source: \"SPEC §4.8 · Hyperparameter", "source: \"somewhere · Hyperparameter"), 5, "the source must cite"),
+    (("source: \"SPEC §4.8 · Hyperparameter tuning a model (v2)\"", "source: \"SPEC §4.8\""), 5,
+     "the title of a public page"),
     (("type: single", "type: essay"), 4, "type 'essay' is not one of"),
     (("    explanation: Because.\n", ""), 3, "'explanation' is missing"),
     (("    answer: a\n", "    answer: a\n    hint: x\n"), 9, "unknown key 'hint'"),
@@ -112,6 +114,15 @@ def test_load_errors_name_the_file_line_and_question(tmp_path: Path, change, lin
     assert message in text
     if "id:" not in change[1] and "duplicate" not in message and "domain" not in change[0]:
         assert "question 'sweep-ok'" in text
+
+
+def test_what_a_learner_reads_names_only_what_they_can_open() -> None:
+    """The app shows each question's public pages; the maintainers' SPEC and seed citations
+    (notes that do not ship) appear nowhere a learner reads."""
+    for question in load_bank().questions:
+        assert question.reference and "SPEC" not in question.reference and "seed:" not in question.reference
+        shown = [question.prompt, question.explanation, *question.options.values(), *question.wrong.values()]
+        assert not any("SPEC §" in text for text in shown), question.id
 
 
 def test_an_id_used_twice_names_both_places(tmp_path: Path) -> None:

@@ -282,7 +282,7 @@ def test_grading_each_type() -> None:
 def _bank_file(tmp_path: Path) -> Path:
     lines = ["domain: sweep", "questions:"]
     for i in range(6):
-        lines += [f"  - id: sweep-crash-{i}", "    type: single", '    source: "SPEC §4.8"',
+        lines += [f"  - id: sweep-crash-{i}", "    type: single", '    source: "SPEC §4.8 · Hyperparameter tuning a model (v2)"',
                   f"    prompt: Question {i}?", "    options: {a: right, b: wrong}", "    answer: a",
                   "    explanation: Because.", "    wrong: {b: Not this.}"]
     path = tmp_path / "bank.yml"

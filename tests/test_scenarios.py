@@ -61,6 +61,8 @@ def test_the_quiz_and_the_labs_link_both_ways() -> None:
         if lab:
             named.setdefault(lab, set()).add(question.id)
     assert set(named) <= {folder.name for folder in LABS}
+    # ... and each lab a question leans on runs (so the suite proves it), not only lints.
+    assert all(scenarios.steps(meta_of(ROOT / "scenarios" / lab)) for lab in named)
     for folder in LABS:
         assert set(meta_of(folder).get("questions") or []) == named.get(folder.name, set()), folder.name
 

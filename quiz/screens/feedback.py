@@ -63,7 +63,8 @@ class FeedbackScreen(Screen):
             for key, text, why in feedback.chosen_wrong[1:]:
                 yield Static(Content.assemble((f"{key}) ", "bold"), inline(text), ": ", inline(why)),
                              classes="why-wrong")
-            yield Static(Content.assemble(("Source: ", "bold"), question.source), id="source", classes="source")
+            yield Static(Content.assemble(("Read more (Microsoft Learn): ", "bold"), question.reference),
+                         id="source", classes="source")
             command = lab_command(question)
             if command:
                 steps = "\n".join(f"  {step}" for step in command.split(" && "))

@@ -112,5 +112,6 @@ class QuestionDetailScreen(Screen):
             for key, why in question.wrong.items():
                 yield Static(Content.assemble((f"{key}) ", "bold"), inline(question.options.get(key, "")), ": ",
                                               inline(why)), classes="why-wrong")
-            yield Static(Content.assemble(("Source: ", "bold"), question.source), classes="source")
+            yield Static(Content.assemble(("Read more (Microsoft Learn): ", "bold"), question.reference),
+                         classes="source")
         yield Footer()

@@ -1,0 +1,33 @@
+"""The README and docs stand on their own for someone who clones the project: every relative
+link resolves to a file in the repository, and none leads outside it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT
+
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("*/README.md")),
+        ROOT / "quiz" / "bank" / "README.md"]
+LINK = re.compile(r"\]\(([^)\s#]+)(#[^)\s]*)?\)")
+
+
+@pytest.mark.parametrize("doc", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves_inside_the_repository(doc: Path) -> None:
+    for match in LINK.finditer(doc.read_text()):
+        target = match.group(1)
+        if re.match(r"[a-z]+:", target):  # https:, mailto:
+            continue
+        resolved = (doc.parent / target).resolve()
+        assert resolved.is_relative_to(ROOT), f"{doc.name} links outside the repository: {target}"
+        assert resolved.exists(), f"{doc.name} links to {target}, which does not exist"
+
+
+def test_the_docs_do_not_lean_on_the_teams_private_notes() -> None:
+    for doc in DOCS:
+        text = doc.read_text()
+        for private in ("../shared", "DESIGN.md", "SPEC.md", "STYLE.md"):
+            assert private not in text, f"{doc.relative_to(ROOT)} mentions {private}"
