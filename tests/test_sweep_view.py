@@ -61,7 +61,7 @@ def test_stream_on_a_terminal_shows_the_live_trials_table(lab: Path) -> None:
     screen = ANSI.sub("", b"".join(chunks).decode("utf-8", "replace"))
     assert process.returncode == 0, screen[-3000:]
     assert "━" in screen  # the progress bar
-    assert "3/3 trials ended" in screen
+    assert "3/3 trials ended" in screen, screen[-4000:]
     assert "running 2" in screen  # it was drawn while two trials ran
     assert "lr=0.3" in screen and "Failed" in screen
     assert "Execution Summary" in screen and "Status: Completed" in screen
