@@ -31,3 +31,14 @@ def test_the_docs_do_not_lean_on_the_teams_private_notes() -> None:
         text = doc.read_text()
         for private in ("../shared", "DESIGN.md", "SPEC.md", "STYLE.md"):
             assert private not in text, f"{doc.relative_to(ROOT)} mentions {private}"
+
+
+def test_the_readme_counts_the_bank_as_it_is() -> None:
+    from quiz.bank import load_bank
+
+    bank = load_bank()
+    text = " ".join((ROOT / "README.md").read_text().split())
+    match = re.search(r"\*\*The bank\*\* .*?\): (\d+) questions .*? (\d+) are machine-checked", text)
+    assert match, "the README's paragraph on the bank"
+    assert int(match.group(1)) == len(bank.questions)
+    assert int(match.group(2)) == sum(1 for question in bank.questions if question.check)
