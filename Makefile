@@ -30,7 +30,7 @@ $(VENV)/.installed-dev: pyproject.toml | $(PY)
 	touch $@ $(VENV)/.installed-base $(VENV)/.installed-run
 
 demo: $(VENV)/.installed-run
-	@echo "== aml-lint on the seed's specs: command, sweep, distributed, pipeline, components, schedule =="
+	@echo "== aml-lint on the study guide's specs: command, sweep, distributed, pipeline, components, schedule =="
 	$(VENV)/bin/aml-lint scenarios/command-job scenarios/sweep-random-bandit scenarios/distributed-job scenarios/pipeline scenarios/schedule
 	@echo
 	@echo "== aml-lint on a deliberately broken sweep (exit status 1 is expected; fixed.yml beside it is clean) =="

@@ -84,7 +84,9 @@ def render() -> str:
            "Generated from `scenarios/*/scenario.yml` by `tools/build_scenario_docs.py`; do not edit by hand.", "",
            "Each lab is a folder in `scenarios/`: its specs, its code, and a `scenario.yml` that says what it",
            "teaches and what running it must show. Start with `make demo` (the worked example), or any lab",
-           "below with `aml-run scenario run NAME`.", "",
+           "below with `aml-run scenario run NAME`. The labs follow the study guide amllab grew from: its",
+           "command job, sweep, distributed job, pipeline and schedule examples, made runnable, and its",
+           "worked example end to end.", "",
            "| lab | runs | answers |", "|---|---|---|"]
     for folder in labs:
         meta = scenarios.load(folder)
