@@ -2,7 +2,7 @@
 
     aml-run job create --file job.yml [--name N] [--set inputs.lr=0.1 ...] [--stream]
                        [--nodes N --node-rank K --rdzv-endpoint HOST:PORT] [--preempt-after S[,S...]]
-    aml-run job stream|show|cancel NAME       aml-run job list [--parent-job-name SWEEP]
+    aml-run job stream|show|cancel NAME       aml-run job list [--parent-job-name SWEEP|PIPELINE]
     aml-run job show PIPELINE --node STEP [--why]   a pipeline's step, and why it ran or was reused
     aml-run job plot SWEEP [--file sweep.png]
     aml-run job download NAME [--output-name X] [--download-path D] [--all]
@@ -82,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         _common(sub)
     _common(create)
     listing = job.add_parser("list", help="the workspace's jobs")
-    listing.add_argument("--parent-job-name", "-p", metavar="SWEEP", help="list the trials of this sweep")
+    listing.add_argument("--parent-job-name", "-p", metavar="PARENT",
+                         help="list the child jobs of this sweep (its trials) or pipeline (its steps)")
     _common(listing)
     download = job.add_parser("download", help="copy a job's outputs and logs")
     download.add_argument("name", nargs="?")

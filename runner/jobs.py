@@ -260,12 +260,20 @@ def _duration(start: str | None, end: str | None) -> float | None:
 
 
 def list_jobs(workspace: Workspace, parent: str | None = None) -> list[dict[str, Any]]:
-    """The workspace's jobs, or with ``parent`` the trials of that sweep (``az ml job list
-    --parent-job-name``)."""
+    """The workspace's jobs, or with ``parent`` its child jobs (``az ml job list
+    --parent-job-name``): a sweep's trials, a pipeline's steps (those that have started,
+    reused ones included)."""
     rows = []
     names = workspace.job_names()
     if parent is not None:
-        names = [folder.name for folder in _trial_dirs(workspace.find_run(parent))]
+        parent_dir = workspace.find_run(parent)
+        names = [folder.name for folder in _trial_dirs(parent_dir)]
+        plan = status.read(parent_dir, command.PLAN)
+        if plan["type"] == "pipeline":
+            from .pipeline import STEPS, step_job_name
+
+            names = [step_job_name(parent, step) for step in plan["order"]
+                     if (parent_dir / STEPS / step / status.FILE).is_file()]
     for name in names:
         try:
             current = record(workspace, name)

@@ -60,6 +60,9 @@ def test_a_second_run_reuses_every_step_and_a_code_edit_reruns_only_what_depends
                                 "evaluate": ("Completed", True)}
     assert {node["reused_from"] for node in second["jobs"].values()} == \
         {first["jobs"][name]["name"] for name in ("prep", "train", "evaluate")}
+    # `job list --parent-job-name PIPELINE` lists its steps, reused ones too, as az ml does.
+    assert [row["name"] for row in jobs.list_jobs(workspace, second["name"])] == \
+        [second["jobs"][name]["name"] for name in ("prep", "train", "evaluate")]
     # A reused step hands on the original's outputs and metrics.
     assert json.loads((Path(second["outputs"]["evaluation"]) / "report.json").read_text()) == \
         json.loads(report.read_text())
