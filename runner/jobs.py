@@ -328,11 +328,12 @@ def exit_code(state: str | None) -> int:
 
 
 def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
-           cancel_on_interrupt: bool = True) -> int:
+           cancel_on_interrupt: bool = True, announce_detach: bool = True) -> int:
     """Print the job's log as it grows, and its state changes, until it ends. Ctrl-C cancels
     the job and still waits for it to end (``job create --stream``), or, without
-    ``cancel_on_interrupt``, stops following and leaves it running (``job stream``, as az does).
-    Returns 0 for Completed, 1 otherwise, 130 when it stopped following."""
+    ``cancel_on_interrupt``, stops following and leaves it running (``job stream``, as az does;
+    ``announce_detach`` says so). Returns 0 for Completed, 1 otherwise, 130 when it stopped
+    following."""
     run_dir = workspace.find_run(name)
     out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
     out.flush()
@@ -351,7 +352,7 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
         _write_in_order(out, system.lines(final=True), user.lines(final=True))
         return True
 
-    if watch(workspace, name, out, step, poll, cancel_on_interrupt) == 130:
+    if watch(workspace, name, out, step, poll, cancel_on_interrupt, announce_detach=announce_detach) == 130:
         return 130
     final = status.read(run_dir)
     out.write(f"\nExecution Summary\n=================\nRunId: {name}\nStatus: {final.get('status')}\n")
@@ -362,7 +363,8 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
 
 
 def watch(workspace: Workspace, name: str, out: TextIO, step: Callable[[], bool], poll: float,
-          cancel_on_interrupt: bool, on_detach: Callable[[], None] | None = None) -> int | None:
+          cancel_on_interrupt: bool, on_detach: Callable[[], None] | None = None,
+          announce_detach: bool = True) -> int | None:
     """Call ``step`` every ``poll`` seconds until it says the job has ended. Ctrl-C cancels
     the job and goes on until it has ended, or, without ``cancel_on_interrupt``, stops
     following (after ``on_detach``: a live table stops drawing) and returns 130."""
@@ -376,8 +378,9 @@ def watch(workspace: Workspace, name: str, out: TextIO, step: Callable[[], bool]
             if not cancel_on_interrupt:
                 if on_detach is not None:
                     on_detach()
-                out.write(f"\n[aml-run] stopped following {name}; it goes on running "
-                          f"(aml-run job stream {name} to follow it again)\n")
+                if announce_detach:
+                    out.write(f"\n[aml-run] stopped following {name}; it goes on running "
+                              f"(aml-run job stream {name} to follow it again)\n")
                 return 130
             if interrupted:
                 raise

@@ -243,7 +243,13 @@ def _submit_step(folder: Path, step: Step, workspace: Workspace, names: dict[str
         out.write(f"$ aml-run job stream {name}\n")
     if step.id:
         names[step.id] = name
-    jobs.stream(workspace, name, out)
+    if jobs.stream(workspace, name, out, cancel_on_interrupt=False, announce_detach=False) == 130:
+        # Ctrl-C: the job is canceled (with everything it started) and the lab stops here,
+        # rather than going on to steps that need what this one would have made.
+        jobs.cancel(workspace, name)
+        out.write(f"\n[aml-run] Ctrl-C: canceled {name} and everything it started; the lab stops here\n")
+        out.flush()
+        raise KeyboardInterrupt
     shown = jobs.show(workspace, name)
     if shown["type"] == "sweep":
         from .sweep.view import summary_table

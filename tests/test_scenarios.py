@@ -191,3 +191,37 @@ def test_scenario_list_and_run_from_the_command_line(tmp_path: Path) -> None:
     assert not (tmp_path / "typo" / ".amllab").exists()
     unknown = aml_run("scenario", "run", "no-such-lab", cwd=tmp_path)
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1 and "worked-example" in unknown.stderr
+
+
+def test_ctrl_c_cancels_the_running_step_and_stops_the_lab(tmp_path: Path) -> None:
+    """Ctrl-C during a lab's job: that job is canceled with every process it started, the
+    steps after it do not run, and scenario run exits 130."""
+    import signal
+    import subprocess
+
+    from amlrun import group_gone, write_job
+    from conftest import BIN
+    from runner import status
+    from runner.workspace import Workspace
+
+    lab = tmp_path / "lab"
+    write_job(lab, "job", "command: echo started; sleep 300\n")
+    (lab / "scenario.yml").write_text(
+        "title: interrupted\nteaches: Ctrl-C.\nquestion: What does Ctrl-C do?\nnotice: [nothing]\n"
+        "steps:\n  - job: job.yml\n    expect: {status: Completed}\n  - run: touch after\n")
+    running = subprocess.Popen([str(BIN / "aml-run"), "scenario", "run", str(lab), "--workspace",
+                                str(tmp_path / "ws")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    assert running.stdout is not None
+    for line in running.stdout:
+        if line.strip() == "started":
+            break
+    running.send_signal(signal.SIGINT)
+    out, err = running.communicate(timeout=60)
+    assert running.returncode == 130, out + err
+    assert "Ctrl-C: canceled" in out and "the lab stops here" in out
+    assert not (lab / "after").exists()
+    workspace = Workspace.locate(tmp_path / "ws", create=False)
+    (name,) = workspace.job_names()
+    record = status.read(workspace.run_dir(name))
+    assert record["status"] == "Canceled" and group_gone(record["pgid"])
