@@ -33,7 +33,9 @@ empty folder named with `--workspace`), runs the lab's `setup` commands and step
 they are written below (in the lab's folder, with `AMLLAB_WORKSPACE` set), checks every
 expectation, and prints each step's outcome, what to notice, where its runs are, and the MLflow
 command to browse them. It exits 0 when every expectation holds, 1 when one does not, 2 when the
-lab cannot run. The test suite runs every lab the same way (`tests/test_scenarios.py`).
+lab cannot run, 130 after Ctrl-C (which cancels the job that is running, with everything it
+started, and stops the lab there). The test suite runs every lab the same way
+(`tests/test_scenarios.py`).
 
 ## The `scenario.yml` contract
 
