@@ -12,7 +12,7 @@
     aml-run schedule create --file schedule.yml | list | show NAME [--next N]
     aml-run schedule enable|disable|trigger|delete NAME
     aml-run scheduler [--once]                fire due schedules until Ctrl-C
-    aml-run scenario list | run NAME [--workspace DIR]   the labs in scenarios/: run one, check it
+    aml-run scenario list | show NAME | run NAME [--workspace DIR]   the labs: read one, run and check it
 
 Every verb takes ``-o json|yaml|table`` (table by default) and ``--workspace DIR``. Exit codes:
 0 success, 1 a job that did not complete or a spec with lint errors, 2 a usage error (unknown
@@ -136,6 +136,9 @@ def _scenario_parsers(groups: Any) -> None:
     verbs.required = True
     listing = verbs.add_parser("list", help="the labs, with the exam question each answers")
     listing.add_argument("-o", "--output", choices=OUTPUTS, default="table", help="output format (default: table)")
+    show = verbs.add_parser("show", help="what a lab teaches and the commands it runs, without running it")
+    show.add_argument("name", help="a lab's name (scenario list) or its folder")
+    show.add_argument("-o", "--output", choices=OUTPUTS, default="table", help="output format (default: text)")
     run = verbs.add_parser("run", help="register a lab's assets, run its steps, check its expectations, "
                            "and say what to notice")
     run.add_argument("name", help="a lab's name (scenario list) or its folder")
@@ -373,6 +376,13 @@ def _scenario(args: argparse.Namespace) -> int:
         _print(list(scenarios.rows()), args.output, ("name", "runs", "title"))
         return 0
     folder = scenarios.find(args.name)
+    if args.verb == "show":
+        described = scenarios.describe(folder)
+        if args.output == "table":
+            scenarios.render_description(described, sys.stdout)
+        else:
+            _print(described, args.output, ())
+        return 0
     scenarios.load(folder)  # a scenario.yml that cannot run is refused before any workspace is made
     workspace = scenarios.fresh_workspace(folder, args.workspace)
     quiet = args.output != "table"

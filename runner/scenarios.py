@@ -489,6 +489,56 @@ def render(result: Mapping[str, Any], out: TextIO) -> None:
     out.write(f"{result['scenario']}: {verdict} ({result['seconds']} s)\n")
 
 
+def describe(folder: Path) -> dict[str, Any]:
+    """``scenario show``: what a lab teaches and the commands it runs, without running it."""
+    meta = load(folder)
+    return {"name": folder.name, "title": meta.get("title"), "question": meta.get("question"),
+            "teaches": " ".join(str(meta.get("teaches", "")).split()),
+            "commands": [f"cd {folder}", *commands(meta, folder)],
+            "lint": [{"files": [path.relative_to(folder).as_posix() for path in files], "codes": codes}
+                     for files, codes in lint_expectations(folder)],
+            "notice": list(meta.get("notice") or []), "quiz_questions": list(meta.get("questions") or []),
+            "path": str(folder)}
+
+
+def commands(meta: Mapping[str, Any], folder: Path) -> list[str]:
+    """What a learner types, in the lab's folder, to do by hand what ``scenario run`` does."""
+    lines = list(meta.get("setup") or [])
+    # A trigger names its schedule by the name in the schedule's file.
+    names = {step.id: str(load_asset(folder / step.target).get("name")) for step in steps(meta)
+             if step.kind == "schedule" and step.id and (folder / step.target).is_file()}
+    for step in steps(meta):
+        lines.append(step.command(names))
+        if step.kind == "trigger":
+            lines.append("aml-run job stream <the job it printed>")
+    used = [step.id for step in steps(meta) if step.kind == "job" and step.id
+            and any(f"$JOB_{step.id.upper().replace('-', '_')}" in line for line in lines)]
+    lines += [f"# ${'JOB_' + i.upper().replace('-', '_')}: the job name `aml-run job create` printed for "
+              f"{_step_file(meta, i)}" for i in used]
+    return lines
+
+
+def _step_file(meta: Mapping[str, Any], step_id: str) -> str:
+    return next((step.target for step in steps(meta) if step.id == step_id), step_id)
+
+
+def render_description(shown: Mapping[str, Any], out: TextIO) -> None:
+    import textwrap
+
+    out.write(f"{shown['name']}: {shown['title']}\n\n")
+    if shown["question"]:
+        out.write(textwrap.fill(f"Exam question: {shown['question']}", 100) + "\n\n")
+    out.write(textwrap.fill(shown["teaches"], 100) + "\n\n")
+    if len(shown["commands"]) > 1:
+        out.write(f"Run it: aml-run scenario run {shown['name']}   (by hand:)\n")
+        out.writelines(f"  {line}\n" for line in shown["commands"])
+    for group in shown["lint"]:
+        codes = ", ".join(group["codes"]) or "nothing"
+        out.write(f"aml-lint {' '.join(group['files'])}: {codes}\n")
+    if shown["quiz_questions"]:
+        out.write(f"Quiz questions it proves: {', '.join(shown['quiz_questions'])}\n")
+
+
 def rows(folder: Path = SCENARIOS_DIR) -> Iterator[dict[str, Any]]:
     """``scenario list``: one row per lab."""
     for lab in labs(folder):

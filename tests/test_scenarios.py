@@ -162,6 +162,14 @@ def test_scenario_list_and_run_from_the_command_line(tmp_path: Path) -> None:
     assert rows["worked-example"]["runs"] == "job, run, schedule, trigger"
     assert rows["broken-sweep"]["runs"] == "lint only"
 
+    shown = aml_run("scenario", "show", "worked-example", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "Run it: aml-run scenario run worked-example" in shown.stdout
+    assert "aml-run schedule trigger churn-weekly-retrain" in shown.stdout  # the schedule's name, not the step's id
+    assert "Quiz questions it proves: pipeline-worked-promote-best" in shown.stdout
+    lint_lab = json.loads(aml_run("scenario", "show", "broken-sweep", "-o", "json", cwd=tmp_path).stdout)
+    assert {"files": ["fixed.yml"], "codes": []} in lint_lab["lint"]
+
     shutil.copytree(ROOT / "scenarios" / "weekly-retrain", tmp_path / "weekly-retrain")
     shutil.copytree(ROOT / "scenarios" / "pipeline", tmp_path / "pipeline", ignore=shutil.ignore_patterns(".amllab"))
     held = aml_run("scenario", "run", str(tmp_path / "weekly-retrain"), cwd=tmp_path)

@@ -24,6 +24,7 @@ CONTRACT = """\
 
 ```sh
 aml-run scenario list                      # every lab, and what it runs
+aml-run scenario show sweep-grid           # what a lab teaches and its commands, without running it
 aml-run scenario run worked-example        # set up, run, check, and say what to notice
 aml-run scenario run sweep-grid -o json    # the report as JSON (passed, problems, steps, notice)
 ```
@@ -71,15 +72,6 @@ Expectations of a job: `lint` (codes aml-lint reports on its file), `status`, `p
 """
 
 
-def _commands(folder: Path, meta: dict) -> list[str]:
-    lines = [f"cd scenarios/{folder.name}", *meta.get("setup", [])]
-    for step in scenarios.steps(meta):
-        lines.append(step.command({}))
-        if step.kind == "trigger":
-            lines.append("aml-run job stream <the job it printed>")
-    return lines
-
-
 def render() -> str:
     labs = scenarios.labs(ROOT / "scenarios")
     out = ["# Labs", "",
@@ -104,7 +96,7 @@ def render() -> str:
         out += [" ".join(str(meta.get("teaches", "")).split()), ""]
         if scenarios.steps(meta):
             out += [f"Run it: `aml-run scenario run {folder.name}`. By hand:", "", "```sh",
-                    *_commands(folder, meta), "```", ""]
+                    f"cd scenarios/{folder.name}", *scenarios.commands(meta, folder), "```", ""]
         files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                        if p.is_file() and not any(part in (".amllab", "data", "promoted", "__pycache__")
                                                   for part in p.relative_to(folder).parts)
