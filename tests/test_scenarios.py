@@ -233,3 +233,45 @@ def test_ctrl_c_cancels_the_running_step_and_stops_the_lab(tmp_path: Path) -> No
     (name,) = workspace.job_names()
     record = status.read(workspace.run_dir(name))
     assert record["status"] == "Canceled" and group_gone(record["pgid"])
+
+
+def test_each_expectation_says_what_it_found_when_it_does_not_hold(tmp_path: Path) -> None:
+    """The checks a lab's expect runs, on job records made by hand: each one that fails names
+    what was found and what was expected (the lab runs above show them holding)."""
+    (tmp_path / "outputs").mkdir()
+    (tmp_path / "outputs" / "model.json").write_text("{}")
+    command_job = {"type": "command", "status": "Failed", "error": {"message": "exit 1"},
+                   "metrics": {"auc": 0.7}, "outputs": {"default": str(tmp_path / "outputs"),
+                                                       "logs": str(tmp_path / "logs")}}
+    assert scenarios.check_job({"metrics": {"auc": {"min": 0.6}}, "files": {"default": ["model.json"]}},
+                               command_job) == []
+    problems = scenarios.check_job({"status": "Completed", "metrics": {"auc": {"min": 0.8}, "loss": None},
+                                    "logs": ["progress.log"]}, command_job)
+    assert problems == [
+        "status is Failed, expected Completed ({'message': 'exit 1'})",
+        "metric auc is 0.7, expected at least 0.8",
+        "metric 'loss' was not logged (logged: ['auc'])",
+        f"output logs has no progress.log (in {tmp_path / 'logs'})"]
+
+    pipeline = {"type": "pipeline", "status": "Completed", "metrics": {}, "outputs": {},
+                "jobs": {"prep": {"reused": True, "status": "Completed", "metrics": {}},
+                         "train": {"reused": True, "status": "Completed", "metrics": {}},
+                         "evaluate": {"reused": False, "status": "Completed", "metrics": {"test_auc": 0.71}}}}
+    assert scenarios.check_job({"reused": ["prep"], "ran": ["evaluate", "train"],
+                                "steps": {"evaluate": {"metrics": {"test_auc": {"min": 0.78}}}, "score": {}}},
+                               pipeline) == [
+        "steps reused: ['prep', 'train'], expected ['prep']",
+        "steps ran: ['evaluate'], expected ['evaluate', 'train']",
+        "step evaluate: metric test_auc is 0.71, expected at least 0.78",
+        "the pipeline has no step 'score' (steps: ['evaluate', 'prep', 'train'])"]
+
+    sweep = {"type": "sweep", "status": "Completed", "metrics": {}, "outputs": {},
+             "trials": [{"name": "s_0", "stopped_by": None, "metrics": {"auc": 0.8}},
+                        {"name": "s_1", "stopped_by": {"policy": "bandit"}, "metrics": {"auc": 0.5}}],
+             "best_trial": {"name": "s_0", "metric": 0.8, "params": {"lr": 0.1}}}
+    assert scenarios.check_job({"trials": 3, "canceled_by_policy": {"min": 2},
+                                "best_trial": {"metric": {"max": 0.7}, "params": {"lr": 0.01}}}, sweep) == [
+        "the sweep ran 2 trials, expected 3",
+        "trials canceled by the policy is 1, expected at least 2",
+        "the best trial's metric is 0.8, expected at most 0.7",
+        "the best trial has lr=0.1, expected 0.01"]
