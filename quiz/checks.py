@@ -326,8 +326,9 @@ def _scenario(question: Question, params: Mapping[str, Any]) -> str:
 
 
 def lab_command(question: Question) -> str | None:
-    """The commands that run the lab a question's `scenario` check names (its setup, then
-    `aml-run job create --stream`), when the lab exists."""
+    """The commands that run the lab a question's `scenario` check names (its setup, then its
+    job, as the runner runs it), when the lab exists; a lab of several steps, whose later steps
+    need the job names of earlier ones, is run whole with `aml-run scenario run`."""
     check = question.check or {}
     name = (check.get("scenario") or {}).get("name")
     meta_path = SCENARIOS_DIR / str(name) / "scenario.yml"
@@ -336,9 +337,9 @@ def lab_command(question: Question) -> str | None:
     meta = _load_yaml(meta_path.read_text()) or {}
     if "steps" in meta:
         return f"aml-run scenario run {name}"
-    steps = [f"cd scenarios/{name}", *meta.get("setup", []),
-             f"aml-run job create --file {meta.get('spec', 'job.yml')} --stream"]
-    return " && ".join(steps)
+    from runner import lab_commands
+
+    return " && ".join([f"cd scenarios/{name}", *lab_commands(meta_path.parent)])
 
 
 _CHECKS = {

@@ -16,7 +16,7 @@ from __future__ import annotations
 _EXPORTS = {
     "Workspace": "workspace", "RunnerError": "errors", "NotFound": "errors", "InputError": "errors",
     "submit": "jobs", "show": "jobs", "list_jobs": "jobs", "cancel": "jobs", "stream": "jobs",
-    "wait": "jobs", "download": "jobs",
+    "wait": "jobs", "download": "jobs", "lab_commands": "scenarios",
 }
 
 
@@ -31,5 +31,5 @@ def __getattr__(name: str) -> object:
     return value
 
 
-__all__ = ["InputError", "NotFound", "RunnerError", "Workspace", "cancel", "download", "list_jobs",
-           "show", "stream", "submit", "wait"]
+__all__ = ["InputError", "NotFound", "RunnerError", "Workspace", "cancel", "download", "lab_commands",
+           "list_jobs", "show", "stream", "submit", "wait"]

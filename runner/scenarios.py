@@ -50,7 +50,6 @@ from typing import Any, Iterator, Mapping, Sequence, TextIO
 from validator.errors import UsageError
 from validator.spec import load_asset
 
-from . import jobs
 from .errors import RunnerError
 from .workspace import Workspace
 
@@ -144,10 +143,10 @@ def _step(raw: Any, index: int, folder: Path | None = None) -> Step:
                 list(raw.get("set") or []), tuple(raw.get("preempt_after") or ()))
 
 
-def lint_expectations(folder: Path) -> list[tuple[list[Path], list[str]]]:
+def lint_expectations(folder: Path, meta: Mapping[str, Any] | None = None) -> list[tuple[list[Path], list[str]]]:
     """(files, the codes aml-lint must report over them together) for each checked group: the
     short form's spec with its components, its ``fixed`` spec (clean), each step's spec."""
-    meta = load(folder)
+    meta = load(folder) if meta is None else meta
     groups = []
     expect = meta.get("expect") or {}
     if "spec" in meta and "lint" in expect:
@@ -161,11 +160,16 @@ def lint_expectations(folder: Path) -> list[tuple[list[Path], list[str]]]:
     return groups
 
 
+def job_variable(step_id: str) -> str:
+    """The shell variable that holds the job name of step ``step_id`` (``sweep`` -> ``JOB_SWEEP``)."""
+    return "JOB_" + step_id.upper().replace("-", "_")
+
+
 def _environment(workspace: Workspace, names: Mapping[str, str]) -> dict[str, str]:
     env = dict(os.environ, AMLLAB_WORKSPACE=str(workspace.folder))
     # `python` and `aml-run` in the commands are this installation's.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", os.defpath)])
-    env.update({f"JOB_{key.upper().replace('-', '_')}": value for key, value in names.items()})
+    env.update({job_variable(key): value for key, value in names.items()})
     return env
 
 
@@ -180,8 +184,8 @@ def _shell(folder: Path, line: str, workspace: Workspace, names: Mapping[str, st
                           f"{(result.stderr or result.stdout).strip()[-2000:]}")
 
 
-def setup(folder: Path, workspace: Workspace, out: TextIO) -> None:
-    for line in load(folder).get("setup") or []:
+def setup(folder: Path, workspace: Workspace, out: TextIO, meta: Mapping[str, Any] | None = None) -> None:
+    for line in (load(folder) if meta is None else meta).get("setup") or []:
         _shell(folder, line, workspace, {}, out)
 
 
@@ -199,13 +203,14 @@ def check(folder: Path, shown: dict[str, Any]) -> list[str]:
     return check_job(load(folder).get("expect") or {}, shown)
 
 
-def run_lab(folder: Path, workspace: Workspace, out: TextIO | None = None) -> list[Outcome]:
+def run_lab(folder: Path, workspace: Workspace, out: TextIO | None = None,
+            meta: Mapping[str, Any] | None = None) -> list[Outcome]:
     """Run the lab's setup and steps in order, checking each step's expectations as it ends.
     A step that cannot run raises RunnerError; one whose expectations fail does not stop the
     lab (its problems are in its outcome)."""
     out = out or open(os.devnull, "w")
-    meta = load(folder)
-    setup(folder, workspace, out)
+    meta = load(folder) if meta is None else meta
+    setup(folder, workspace, out, meta)
     names: dict[str, str] = {}  # step id -> its job's (or schedule's) name
     outcomes = []
     for step in steps(meta):
@@ -224,6 +229,8 @@ def _run_step(folder: Path, step: Step, workspace: Workspace, names: dict[str, s
 
 
 def _submit_step(folder: Path, step: Step, workspace: Workspace, names: dict[str, str], out: TextIO) -> Outcome:
+    from . import jobs
+
     if step.kind == "schedule":
         from . import schedules
 
@@ -400,13 +407,14 @@ def _metrics_text(metrics: Mapping[str, float]) -> str:
 def _named(text: str, names: Mapping[str, str]) -> str:
     """``$JOB_<ID>`` in a lab's notes replaced by the job the step of that id ran."""
     for key, value in sorted(names.items(), key=lambda item: -len(item[0])):
-        text = text.replace(f"$JOB_{key.upper().replace('-', '_')}", value)
+        text = text.replace(f"${job_variable(key)}", value)
     return text
 
 
-def report(folder: Path, outcomes: Sequence[Outcome], lint_problems: Sequence[str], seconds: float) -> dict[str, Any]:
+def report(folder: Path, outcomes: Sequence[Outcome], lint_problems: Sequence[str], seconds: float,
+           meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """What ``aml-run scenario run`` prints (and returns as JSON with -o json)."""
-    meta = load(folder)
+    meta = load(folder) if meta is None else meta
     problems = list(lint_problems) + [problem for outcome in outcomes for problem in outcome.problems]
     names = {outcome.step.id: outcome.shown["name"] for outcome in outcomes if outcome.step.id and outcome.shown}
     tracking = next((outcome.shown["mlflow"]["tracking_uri"] for outcome in outcomes if "mlflow" in outcome.shown), None)
@@ -427,12 +435,12 @@ def report(folder: Path, outcomes: Sequence[Outcome], lint_problems: Sequence[st
     }
 
 
-def check_lint(folder: Path) -> list[str]:
+def check_lint(folder: Path, meta: Mapping[str, Any] | None = None) -> list[str]:
     """The lab's lint expectations that do not hold."""
     from validator.engine import lint_file
 
     problems = []
-    for files, codes in lint_expectations(folder):
+    for files, codes in lint_expectations(folder, meta):
         found = sorted(d.code for path in files for d in lint_file(path).diagnostics)
         if found != sorted(codes):
             names = " + ".join(path.relative_to(folder).as_posix() for path in files)
@@ -443,9 +451,10 @@ def check_lint(folder: Path) -> list[str]:
 def execute(folder: Path, workspace: Workspace, out: TextIO) -> dict[str, Any]:
     """Lint, run and check the lab; its report."""
     started = time.monotonic()
-    lint_problems = check_lint(folder)
-    outcomes = run_lab(folder, workspace, out)
-    return report(folder, outcomes, lint_problems, time.monotonic() - started)
+    meta = load(folder)
+    lint_problems = check_lint(folder, meta)
+    outcomes = run_lab(folder, workspace, out, meta)
+    return report(folder, outcomes, lint_problems, time.monotonic() - started, meta)
 
 
 def fresh_workspace(folder: Path, explicit: str | Path | None) -> Workspace:
@@ -494,15 +503,17 @@ def describe(folder: Path) -> dict[str, Any]:
     meta = load(folder)
     return {"name": folder.name, "title": meta.get("title"), "question": meta.get("question"),
             "teaches": " ".join(str(meta.get("teaches", "")).split()),
-            "commands": [f"cd {folder}", *commands(meta, folder)],
+            "commands": [f"cd {folder}", *lab_commands(folder, meta)],
             "lint": [{"files": [path.relative_to(folder).as_posix() for path in files], "codes": codes}
-                     for files, codes in lint_expectations(folder)],
+                     for files, codes in lint_expectations(folder, meta)],
             "notice": list(meta.get("notice") or []), "quiz_questions": list(meta.get("questions") or []),
             "path": str(folder)}
 
 
-def commands(meta: Mapping[str, Any], folder: Path) -> list[str]:
-    """What a learner types, in the lab's folder, to do by hand what ``scenario run`` does."""
+def lab_commands(folder: Path, meta: Mapping[str, Any] | None = None) -> list[str]:
+    """What a learner types, in the lab's folder, to do by hand what ``scenario run`` does:
+    its setup, then each step as a command (with the job's --set and --preempt-after)."""
+    meta = load(folder) if meta is None else meta
     lines = list(meta.get("setup") or [])
     # A trigger names its schedule by the name in the schedule's file.
     names = {step.id: str(load_asset(folder / step.target).get("name")) for step in steps(meta)
@@ -511,15 +522,10 @@ def commands(meta: Mapping[str, Any], folder: Path) -> list[str]:
         lines.append(step.command(names))
         if step.kind == "trigger":
             lines.append("aml-run job stream <the job it printed>")
-    used = [step.id for step in steps(meta) if step.kind == "job" and step.id
-            and any(f"$JOB_{step.id.upper().replace('-', '_')}" in line for line in lines)]
-    lines += [f"# ${'JOB_' + i.upper().replace('-', '_')}: the job name `aml-run job create` printed for "
-              f"{_step_file(meta, i)}" for i in used]
+    lines += [f"# ${job_variable(step.id)}: the job name `aml-run job create` printed for {step.target}"
+              for step in steps(meta) if step.kind == "job" and step.id
+              and any(f"${job_variable(step.id)}" in line for line in lines)]
     return lines
-
-
-def _step_file(meta: Mapping[str, Any], step_id: str) -> str:
-    return next((step.target for step in steps(meta) if step.id == step_id), step_id)
 
 
 def render_description(shown: Mapping[str, Any], out: TextIO) -> None:

@@ -149,3 +149,29 @@ def test_a_contradicted_question_fails_the_check_command(tmp_path: Path, capsys)
     assert main(["--check", "--bank", str(path)]) == 1
     out = capsys.readouterr().out
     assert "grid_size FAILED: the search space holds 3 configurations, the answer says 4" in out
+
+
+def test_a_questions_lab_commands_run_the_job_as_the_lab_does() -> None:
+    """The feedback's "see it run" commands submit the lab's job with the lab's own --set and
+    --preempt-after, so the learner sees what the lab proves (a spot job that is preempted)."""
+    import yaml
+
+    from quiz.checks import SCENARIOS_DIR, lab_command
+
+    shown = 0
+    for question in load_bank().questions:
+        name = ((question.check or {}).get("scenario") or {}).get("name")
+        if not name:
+            continue
+        meta = yaml.safe_load((SCENARIOS_DIR / name / "scenario.yml").read_text())
+        command = lab_command(question)
+        if "steps" in meta:
+            assert command == f"aml-run scenario run {name}"
+            continue
+        assert command.startswith(f"cd scenarios/{name} && ")
+        for value in meta.get("set") or []:
+            assert f"--set {value}" in command
+        if meta.get("preempt_after"):
+            assert "--preempt-after " + ",".join(f"{s:g}" for s in meta["preempt_after"]) in command
+            shown += 1
+    assert shown, "a question leans on the spot-job lab"

@@ -82,11 +82,9 @@ def render() -> str:
            "command job, sweep, distributed job, pipeline and schedule examples, made runnable, and its",
            "worked example end to end.", "",
            "| lab | runs | answers |", "|---|---|---|"]
-    for folder in labs:
-        meta = scenarios.load(folder)
-        kinds = ", ".join(sorted({step.kind for step in scenarios.steps(meta)})) or "lint only"
-        question = " ".join(str(meta.get("question", "")).split())
-        out.append(f"| [{folder.name}](#{folder.name}) | {kinds} | {question} |")
+    for row in scenarios.rows(ROOT / "scenarios"):
+        question = " ".join(str(row["question"] or "").split())
+        out.append(f"| [{row['name']}](#{row['name']}) | {row['runs']} | {question} |")
     out += ["", CONTRACT.rstrip()]
     for folder in labs:
         meta = scenarios.load(folder)
@@ -96,7 +94,7 @@ def render() -> str:
         out += [" ".join(str(meta.get("teaches", "")).split()), ""]
         if scenarios.steps(meta):
             out += [f"Run it: `aml-run scenario run {folder.name}`. By hand:", "", "```sh",
-                    f"cd scenarios/{folder.name}", *scenarios.commands(meta, folder), "```", ""]
+                    f"cd scenarios/{folder.name}", *scenarios.lab_commands(folder, meta), "```", ""]
         files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
                        if p.is_file() and not any(part in (".amllab", "data", "promoted", "__pycache__")
                                                   for part in p.relative_to(folder).parts)
