@@ -41,6 +41,12 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "above the current directory, else .amllab/ beside the spec)")
 
 
+def _name_arguments(parser: argparse.ArgumentParser) -> None:
+    """A job or schedule named as az names it: positional NAME or -n/--name NAME."""
+    parser.add_argument("name", nargs="?")
+    parser.add_argument("--name", "-n", dest="name_option")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aml-run", description="Run Azure ML v2 job specs on this machine, "
                                      "with the service's semantics and MLflow tracking.")
@@ -70,8 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
                        ("show", "a job's details"), ("cancel", "stop a job and everything it started"),
                        ("plot", "a sweep's picture: every trial's primary-metric curve (PNG)")):
         sub = job.add_parser(verb, help=text)
-        sub.add_argument("name", nargs="?")
-        sub.add_argument("--name", "-n", dest="name_option")
+        _name_arguments(sub)
         if verb == "plot":
             sub.add_argument("--output-file", "--file", "-f", dest="plot_file", metavar="PNG",
                              help="where to write the picture (default: NAME.png here)")
@@ -86,8 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
                          help="list the child jobs of this sweep (its trials) or pipeline (its steps)")
     _common(listing)
     download = job.add_parser("download", help="copy a job's outputs and logs")
-    download.add_argument("name", nargs="?")
-    download.add_argument("--name", "-n", dest="name_option")
+    _name_arguments(download)
     download.add_argument("--output-name")
     download.add_argument("--download-path", "-p", default=".")
     download.add_argument("--all", action="store_true", help="the default artifacts and every named output")
@@ -161,8 +165,7 @@ def _schedule_parsers(groups: Any) -> None:
                        ("disable", "stop firing it"), ("trigger", "run its job now"),
                        ("delete", "remove it (the jobs it created stay)")):
         sub = verbs.add_parser(verb, help=text)
-        sub.add_argument("name", nargs="?")
-        sub.add_argument("--name", "-n", dest="name_option")
+        _name_arguments(sub)
         if verb == "show":
             sub.add_argument("--next", type=int, default=0, metavar="N", help="list the next N fire times")
         _common(sub)
