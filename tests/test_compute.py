@@ -123,7 +123,7 @@ def test_code_naming_a_single_file(project: Path) -> None:
 def test_source_reads_are_cached_and_follow_edits(project: Path) -> None:
     script = project / "src" / "train.py"
     assert pycode.read_source(script) == "print('train')\n"
-    assert pycode.parse_source(script) is pycode.parse_source(script)
+    assert pycode.script_facts(script) is pycode.script_facts(script)
     script.write_text("open('outputs/model.pt', 'wb')\n# a longer file\n")
     assert pycode.mentions_outputs_folder(script) is True
     script.write_text("def broken(:\n")

@@ -64,11 +64,32 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _collect_garbage_less_often() -> None:
+    """A lint run allocates hundreds of thousands of objects (YAML nodes, syntax trees) and frees
+    them all at exit; the default collector walks them every 700 allocations, about a tenth of
+    the run. Collect less often, as mypy does, and only in the aml-lint process itself (not in a
+    program that calls ``main`` with its own arguments)."""
+    import gc
+
+    gc.set_threshold(200_000, 30, 30)
+
+
+def _freeze_what_is_imported() -> None:
+    """Leave the objects of the imported modules out of later collections (they live until exit),
+    which also keeps forked workers from copying the pages a collection would touch."""
+    import gc
+
+    gc.freeze()
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    as_program = argv is None
+    if as_program:
+        _collect_garbage_less_often()
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return _run(args, parser)
+        return _run(args, parser, as_program)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
@@ -82,13 +103,16 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _run(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
+def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: bool = False) -> int:
     from . import config as config_module
     from .diagnostic import Severity
     from .engine import LintResult, lint_bytes, lint_paths
     from .errors import AmllabError
     from .rules import RULES
     from . import report
+
+    if as_program:
+        _freeze_what_is_imported()
 
     if args.list_rules:
         for code, rule in RULES.items():

@@ -16,7 +16,7 @@ from . import kinds, loader, references, suppress, workspace
 from .config import Config
 from .diagnostic import Diagnostic, Severity
 from .rules import RULES, checks_for
-from .paths import resolved
+from . import paths as fs  # `paths` is lint_paths' parameter
 from .schema_check import check_schema
 from .workspace import Registry
 
@@ -92,12 +92,14 @@ def lint_text(text: str, path: str = "<stdin>", config: Config | None = None,
               base_dir: Path | None = None) -> FileReport:
     """Lint a spec given as text. ``path`` is shown in diagnostics and decides per-file ignores."""
     config = config or Config()
-    return _finish(_analyse(path, text, base_dir, _registry(config)), config)
+    with fs.one_run():
+        return _finish(_analyse(path, text, base_dir, _registry(config)), config)
 
 
 def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Path | None = None) -> FileReport:
     config = config or Config()
-    return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size, _registry(config)), config)
+    with fs.one_run():
+        return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size, _registry(config)), config)
 
 
 def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,
@@ -109,17 +111,17 @@ def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,
 
 
 # The configuration-independent analysis of each file version, so that a component file used by
-# many pipelines (and linted in its own right) is analysed once per process.
-_ANALYSED: dict[tuple, FileReport] = {}
+# many pipelines (and linted in its own right) is analysed once per run. Not longer: the analysis
+# also reads other files (code folders, components), which may change between two runs.
+_ANALYSED: dict[tuple, FileReport] = fs.run_cache()
 _ANALYSED_LIMIT = 20_000
 
 
 def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None = None) -> FileReport:
-    try:
-        status = path.stat()
-        key: tuple | None = (str(resolved(path)), status.st_mtime_ns, status.st_size, max_bytes, id(registry))
-    except OSError:
-        key = None
+    status = fs.stat(path)
+    key: tuple | None = None
+    if status is not None:
+        key = (str(fs.resolved(path)), status.st_mtime_ns, status.st_size, max_bytes, id(registry))
     report = _ANALYSED.get(key) if key else None
     if report is None:
         try:
@@ -142,7 +144,8 @@ def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None 
 
 def lint_file(path: Path, config: Config | None = None, display: str | None = None) -> FileReport:
     config = config or Config()
-    return _finish(_analysed(path, display or str(path), config.max_file_size, _registry(config)), config)
+    with fs.one_run():
+        return _finish(_analysed(path, display or str(path), config.max_file_size, _registry(config)), config)
 
 
 def _lint_referenced(path: Path) -> list[Diagnostic]:
@@ -242,10 +245,11 @@ def _compile_fast_checks() -> None:
 def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: int = 1) -> LintResult:
     """Lint files and directories. ``jobs`` > 1 spreads files over worker processes."""
     config = config or Config()
-    files = [p for p, _ in iter_spec_files(Path(p) for p in paths)]
-    if jobs > 1 and len(files) >= 64:
-        from .parallel import map_in_processes  # multiprocessing: only loaded for big trees
+    with fs.one_run():  # the workers fork inside it, and inherit it
+        files = [p for p, _ in iter_spec_files(Path(p) for p in paths)]
+        if jobs > 1 and len(files) >= 64:
+            from .parallel import map_in_processes  # multiprocessing: only loaded for big trees
 
-        return LintResult(map_in_processes(partial(_lint_in_worker, config=config), files, jobs,
-                                           prepare=_compile_fast_checks))
-    return LintResult([lint_file(p, config) for p in files])
+            return LintResult(map_in_processes(partial(_lint_in_worker, config=config), files, jobs,
+                                               prepare=_compile_fast_checks))
+        return LintResult([lint_file(p, config) for p in files])

@@ -17,6 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from . import paths as fs
 from .paths import resolved
 from .references import is_local_path
 
@@ -182,13 +183,13 @@ def code_folder(document: "Document", holder: object) -> Path | None:
 
 def _resolve(root: Path, entry: EntryPoint) -> Path | None:
     try:
-        if root.is_file():
+        if fs.is_file(root):
             # `code:` names a single file: the snapshot holds just that file.
             if entry.kind == "script" and Path(entry.name).name == root.name \
                     and Path(entry.name).parent in (Path("."), Path("")):
                 return root
             return None
-        if not root.is_dir():
+        if not fs.is_dir(root):
             return None
         if entry.kind == "script":
             if "${{" in entry.name or "$" in entry.name or Path(entry.name).is_absolute():
@@ -198,8 +199,8 @@ def _resolve(root: Path, entry: EntryPoint) -> Path | None:
             relative = Path(*entry.name.split("."))
             candidates = [root / relative.with_suffix(".py"), root / relative / "__main__.py"]
         for candidate in candidates:
-            if candidate.is_file():
-                return candidate.resolve()
+            if fs.is_file(candidate):
+                return resolved(candidate)
     except (OSError, ValueError):
         return None
     return None
@@ -231,11 +232,8 @@ def find_entry_script(document: "Document", holder: object) -> Path | None:
 
 
 def _stamp(path: Path) -> tuple[int, int] | None:
-    try:
-        status = path.stat()
-    except OSError:
-        return None
-    return status.st_mtime_ns, status.st_size
+    status = fs.stat(path)
+    return None if status is None else (status.st_mtime_ns, status.st_size)
 
 
 @lru_cache(maxsize=512)
@@ -255,8 +253,10 @@ def read_source(path: Path | str) -> str | None:
     return None if stamp is None else _read(str(path), stamp)
 
 
-@lru_cache(maxsize=512)
 def _parse(path: str, stamp: tuple[int, int]) -> ast.Module | None:
+    # Not cached: a syntax tree is hundreds of objects, and keeping hundreds of trees alive makes
+    # each garbage collection walk them all (a third of a lint run's time went there). The facts
+    # a rule needs are read from the tree once and cached instead (_facts_of_tree).
     source = _read(path, stamp)
     if source is None:
         return None
@@ -267,8 +267,8 @@ def _parse(path: str, stamp: tuple[int, int]) -> ast.Module | None:
 
 
 def parse_source(path: Path | str) -> ast.Module | None:
-    """The AST of a Python file (cached), or ``None`` when it cannot be read or parsed. Callers
-    must not modify the tree: it is shared."""
+    """The AST of a Python file (parsed anew on each call), or ``None`` when it cannot be read or
+    parsed."""
     stamp = _stamp(Path(path))
     return None if stamp is None else _parse(str(path), stamp)
 
@@ -285,18 +285,8 @@ def mentions_outputs_folder(path: Path | str) -> bool | None:
     """Whether the script uses the ``./outputs`` folder in a string constant (``"outputs"``,
     ``"./outputs/model.pt"``, ``os.path.join("outputs", ...)``, ``f"outputs/{name}"``).
     ``None`` when the file cannot be read or parsed."""
-    stamp = _stamp(Path(path))
-    if stamp is None:
-        return None
-    return _mentions_outputs(str(path), stamp)
-
-
-@lru_cache(maxsize=512)
-def _mentions_outputs(path: str, stamp: tuple[int, int]) -> bool | None:
-    tree = _parse(path, stamp)
-    if tree is None:
-        return None
-    return any(isinstance(node, ast.Constant) and is_outputs_path(node.value) for node in ast.walk(tree))
+    facts = script_facts(path)
+    return None if facts is None else facts.mentions_outputs
 
 
 # =============================================================================================
@@ -467,16 +457,16 @@ class Snapshot:
             if Path(relative).is_absolute() or PLACEHOLDER in relative or "$" in relative:
                 return None
             wanted = Path(directory or ".") / relative
-            if self.root.is_file():
+            if fs.is_file(self.root):
                 return self.root if Path(wanted.as_posix()) == Path(self.root.name) else None
             candidate = self.root / wanted
-            if candidate.is_file():
+            if fs.is_file(candidate):
                 return resolved(candidate)
             first = wanted.parts[0] if wanted.parts else ""
             for include in self.includes:
                 if include.name == first:
                     candidate = include.parent / wanted
-                    if candidate.is_file():
+                    if fs.is_file(candidate):
                         return resolved(candidate)
         except (OSError, ValueError, RuntimeError):
             return None
@@ -490,7 +480,7 @@ class Snapshot:
         return self.find(base + ".py", directory) or self.find(base + "/__main__.py", directory)
 
     def search_roots(self) -> list[Path]:
-        roots = [self.root] if self.root.is_dir() else [self.root.parent]
+        roots = [self.root] if fs.is_dir(self.root) else [self.root.parent]
         return roots + [include.parent for include in self.includes]
 
 
@@ -498,7 +488,7 @@ def snapshot(document: "Document", holder: object) -> Snapshot | None:
     """The local snapshot of ``holder`` (a mapping with ``code`` and maybe
     ``additional_includes``), or ``None`` when there is no local code or it does not exist."""
     root = code_folder(document, holder)
-    if root is None or not root.exists():
+    if root is None or not fs.exists(root):
         return None
     includes: list[Path] = []
     raw = holder.get("additional_includes") if isinstance(holder, dict) else None
@@ -558,6 +548,7 @@ class ScriptFacts:
     functions: frozenset[str]
     parsing: ArgumentParsing | None     # None: no argparse parser in this file
     other_cli: str | None               # click, typer, sys.argv...
+    mentions_outputs: bool = False      # a string constant names ./outputs (is_outputs_path)
 
 
 _SELF_LOGGING = ("transformers", "lightning", "pytorch_lightning", "ultralytics", "azureml.automl",
@@ -665,6 +656,7 @@ class _Scan:
         self.imports: list[ast.AST] = []       # Import and ImportFrom
         self.argv: list[ast.Attribute] = []    # `sys.argv` reads
         self.strings: set[str] = set()         # short string constants
+        self.mentions_outputs = False
         parent = self.parent
         functions = self.functions
         loads = self.loads
@@ -694,8 +686,12 @@ class _Scan:
                 if isinstance(node.ctx, ast.Load):
                     loads.setdefault(node.id, []).append(node)
             elif cls is ast.Constant:
-                if isinstance(node.value, str) and len(node.value) <= 200:
-                    self.strings.add(node.value)
+                value = node.value
+                if isinstance(value, str):
+                    if len(value) <= 200:
+                        self.strings.add(value)
+                    if not self.mentions_outputs and is_outputs_path(value):
+                        self.mentions_outputs = True
             elif cls is ast.Attribute:
                 if node.attr == "argv" and isinstance(node.value, ast.Name) and node.value.id == "sys":
                     self.argv.append(node)
@@ -903,7 +899,7 @@ class _Scan:
                                       bool(parsers), parse_calls > 0)
         return ScriptFacts(tuple(logs), autolog, self.framework, runs_code, frozenset(strings),
                            tuple(imports), frozenset(self.functions), parsing,
-                           self.other_cli or other_cli)
+                           self.other_cli or other_cli, self.mentions_outputs)
 
     def _library(self, module: str) -> None:
         for name in _SELF_LOGGING:
@@ -993,12 +989,14 @@ def source_facts(source: str) -> ScriptFacts | None:
         return None
 
 
-_LOCAL_MODULES: dict[tuple, list[Path]] = {}
+# For one lint run: which modules exist beside a script can change between runs.
+_LOCAL_MODULES: dict[tuple, list[Path]] = fs.run_cache()
 
 
 def local_modules(script: Path, facts: ScriptFacts, roots: list[Path], limit: int = 40) -> list[Path]:
     """Files of the snapshot that ``script`` imports, directly or through each other (helper
-    modules next to the script, packages in the code folder). Cached per script version."""
+    modules next to the script, packages in the code folder). Cached per script version within a
+    lint run."""
     stamp = _stamp(script) if script.name != "__inline__.py" else None
     key = (script, stamp, tuple(roots), limit) if stamp is not None else None
     if key is not None and key in _LOCAL_MODULES:
@@ -1042,7 +1040,7 @@ def _module_files(script: Path, module: str, level: int, names: tuple[str, ...],
     found: list[Path] = []
     # Plain strings and os.path: this runs for every import of every script, and most
     # candidates (`numpy.py` beside the script) do not exist.
-    isfile = os.path.isfile
+    isfile = fs.is_file
     join = os.path.join
     for base in dict.fromkeys(bases):
         folder = str(base)

@@ -15,6 +15,7 @@ from typing import Callable
 from .diagnostic import Diagnostic
 from .kinds import detect
 from .loader import DEFAULT_MAX_BYTES, Document, load_path
+from . import paths as fs
 from .paths import resolved
 
 
@@ -41,15 +42,17 @@ class Referenced:
         if cached is None:
             if _linter is None:
                 raise RuntimeError("no linter for referenced files: import validator.engine, which sets it")
-            # Marked before linting: a file that (through others) references itself ends here.
-            _PROBLEMS[self.path] = []
-            cached = [d for d in _linter(self.path) if d.severity >= 3]
-            _PROBLEMS[self.path] = cached
+            with fs.one_run():  # the mark below must hold while the file is linted
+                # Marked before linting: a file that (through others) references itself ends here.
+                _PROBLEMS[self.path] = []
+                cached = [d for d in _linter(self.path) if d.severity >= 3]
+                _PROBLEMS[self.path] = cached
         return cached
 
 
-_CACHE: dict[tuple[Path, float], Referenced] = {}
-_PROBLEMS: dict[Path, list[Diagnostic]] = {}
+# For one lint run (a referenced file's problems depend on the files it references in turn).
+_CACHE: dict[tuple[Path, int, int], Referenced] = fs.run_cache()
+_PROBLEMS: dict[Path, list[Diagnostic]] = fs.run_cache()
 
 # How a referenced file is linted in its own right: the engine's whole pipeline with the default
 # configuration, handed in by validator.engine when it loads (set_linter). The engine imports the
@@ -79,14 +82,13 @@ def resolve(document: Document, reference: str) -> Referenced:
     """Load ``reference`` relative to the folder of ``document`` (as the SDK resolves it)."""
     text = reference[len("file:"):] if reference.startswith("file:") else reference
     path = resolved(document.base_dir / text)
-    try:
-        stamp = path.stat().st_mtime
-    except OSError:
+    status = fs.stat(path)
+    if status is None:
         return Referenced(path, None, False)
-    key = (path, stamp)
+    key = (path, status.st_mtime_ns, status.st_size)
     found = _CACHE.get(key)
     if found is None:
-        if path.is_dir():
+        if fs.is_dir(path):
             found = Referenced(path, None, True)
         else:
             loaded, problems = load_path(path, max_bytes=DEFAULT_MAX_BYTES)

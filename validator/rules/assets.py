@@ -17,6 +17,7 @@ from typing import Any, Iterator
 from .. import expressions, pycode, workspace
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
+from .. import paths as fs
 from ..paths import resolved
 from ..references import resolve
 from ..suggest import closest
@@ -495,7 +496,7 @@ def _shown(document: Document, relative: str) -> str:
 def _exists(document: Document, relative: str) -> Path | None:
     try:
         path = resolved(Path(document.base_dir) / relative)
-        return path if path.exists() else None
+        return path if fs.exists(path) else None
     except (OSError, RuntimeError, ValueError):
         return None
 
