@@ -143,8 +143,10 @@ def median_of(rounds: int, command: list[str], cwd: Path) -> float:
 
 
 def lint_per_kind(corpus: Path) -> dict[str, float]:
-    """Seconds aml-lint spends per kind, in this process on one core (after its imports). A
-    pipeline or schedule includes the first analysis of the component and job files it uses."""
+    """Seconds aml-lint spends per kind, in this process on one core (after its imports), in one
+    lint run as `aml-lint .` does. A pipeline or schedule includes the first analysis of the
+    component and job files it uses."""
+    from validator import paths
     from validator.config import Config
     from validator.engine import iter_spec_files, lint_file
 
@@ -153,11 +155,12 @@ def lint_per_kind(corpus: Path) -> dict[str, float]:
     previous = Path.cwd()
     os.chdir(corpus)
     try:
-        for path, _ in iter_spec_files([Path(".")]):
-            started = time.perf_counter()
-            report = lint_file(path, config)
-            if report.kind:
-                spent[report.kind] += time.perf_counter() - started
+        with paths.one_run():
+            for path, _ in iter_spec_files([Path(".")]):
+                started = time.perf_counter()
+                report = lint_file(path, config)
+                if report.kind:
+                    spent[report.kind] += time.perf_counter() - started
     finally:
         os.chdir(previous)
     return spent
