@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from . import __version__
 
@@ -67,8 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _collect_garbage_less_often() -> None:
     """A lint run allocates hundreds of thousands of objects (YAML nodes, syntax trees) and frees
     them all at exit; the default collector walks them every 700 allocations, about a tenth of
-    the run. Collect less often, as mypy does, and only in the aml-lint process itself (not in a
-    program that calls ``main`` with its own arguments)."""
+    the run. Collect less often, as mypy does."""
     import gc
 
     gc.set_threshold(200_000, 30, 30)
@@ -83,9 +82,26 @@ def _freeze_what_is_imported() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    as_program = argv is None
-    if as_program:
-        _collect_garbage_less_often()
+    """aml-lint on ``argv`` (default: the command line); returns the exit status."""
+    return _main(argv, as_program=False)
+
+
+def run() -> NoReturn:
+    """The ``aml-lint`` program: :func:`main` on the command line, tuned for one short process
+    (fewer garbage collections), and a fast exit: the output is flushed and the process ends
+    without freeing every object one by one, which took 13 ms of a 350 ms run (mypy's
+    ``--fast-exit`` does the same). Nothing else needs cleaning up: the worker pool has ended."""
+    _collect_garbage_less_often()
+    status = _main(None, as_program=True)
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            pass  # the reader left (`aml-lint . | head`): not an error of ours
+    os._exit(status)
+
+
+def _main(argv: Sequence[str] | None, as_program: bool) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
