@@ -81,3 +81,13 @@ def test_a_long_lived_process_sees_a_file_created_between_two_lint_calls(tmp_pat
     (tmp_path / "src" / "train.py").write_text("print('hello')\n")
     after = {d.code for d in lint_file(spec).diagnostics}
     assert "AML804" not in after
+
+
+def test_a_run_cache_keeps_answers_only_within_a_run() -> None:
+    cache = paths.run_cache()
+    cache["outside"] = 1
+    assert "outside" not in cache, "outside a run nothing is kept"
+    with paths.one_run():
+        cache["inside"] = 2
+        assert cache["inside"] == 2
+    assert not cache, "the outermost run's end empties it"

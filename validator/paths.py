@@ -34,6 +34,9 @@ class RunCache(dict):
     def setdefault(self, key: object, default: object = None) -> object:
         raise TypeError("RunCache: use cache[key] = value, which is dropped outside a run")
 
+    def update(self, *args: object, **kwargs: object) -> None:
+        raise TypeError("RunCache: use cache[key] = value, which is dropped outside a run")
+
 
 _RUN_CACHES: list[RunCache] = []
 
@@ -123,10 +126,19 @@ def _real(text: str) -> str:
     return found
 
 
+_RESOLVED: RunCache = run_cache()
+
+
 def resolved(path: Path | str) -> Path:
     """``Path(path).resolve()``: within a run each folder is resolved once (a symbolic link
-    changed while the run goes on is not noticed)."""
-    return Path(_real(os.fspath(path)))
+    changed while the run goes on is not noticed), and the same path object is handed out again
+    (building one costs more than the lookup)."""
+    text = os.fspath(path)
+    found = _RESOLVED.get(text)
+    if found is None:
+        found = Path(_real(text))
+        _RESOLVED[text] = found
+    return found
 
 
 def write_text_atomic(path: Path, text: str) -> None:
