@@ -24,27 +24,38 @@ class Holder:
     owner: str
 
 
-def holders(document: Document) -> Iterator[Holder]:
-    """Every mapping of the linted document that runs a command with its own `code`."""
+def command_owners(document: Document) -> Iterator[tuple[dict, Path_, str]]:
+    """Every mapping of the linted document that may run a command, with where its `command`
+    sits and who owns it, in document order: the job or component itself, a sweep's `trial`, a
+    pipeline step, and a step's inline `component` or `trial`. The one walk behind
+    :func:`holders` and the expression rules' command sites."""
     data = _mapping(document.data)
     kind = document.kind
     if kind in ("commandJob", "commandComponent"):
-        yield Holder(document, data, ("command",), "the job" if kind == "commandJob" else "the component")
+        yield data, ("command",), "the job" if kind == "commandJob" else "the component"
     elif kind == "sweepJob":
         trial = data.get("trial")
         if isinstance(trial, dict):
-            yield Holder(document, trial, ("trial", "command"), "the trial")
+            yield trial, ("trial", "command"), "the trial"
     elif kind in ("pipelineJob", "pipelineComponent"):
         for name, node in _mapping(data.get("jobs")).items():
             if not isinstance(node, dict):
                 continue
             base: Path_ = ("jobs", name)
-            if "command" in node:
-                yield Holder(document, node, base + ("command",), f"step '{name}'")
+            yield node, base + ("command",), f"step '{name}'"
             for key in ("component", "trial"):
                 inline = node.get(key)
                 if isinstance(inline, dict):
-                    yield Holder(document, inline, base + (key, "command"), f"the inline component of step '{name}'")
+                    yield inline, base + (key, "command"), f"the inline component of step '{name}'"
+
+
+def holders(document: Document) -> Iterator[Holder]:
+    """Every mapping of the linted document that runs a command with its own `code` (a
+    pipeline step only when it has a `command` of its own, not when it uses a component)."""
+    for node, command_path, owner in command_owners(document):
+        if command_path[0] == "jobs" and len(command_path) == 3 and "command" not in node:
+            continue
+        yield Holder(document, node, command_path, owner)
 
 
 def word_span(document: Document, path: Path_, text: str, needle: str, nth: int) -> tuple[int, int, int]:

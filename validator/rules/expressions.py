@@ -12,6 +12,7 @@ from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ..suggest import closest
 from ._base import check
+from ._commands import command_owners
 from ._values import mapping as _mapping
 from .file_level import JOB
 
@@ -51,35 +52,21 @@ class CommandSite:
 
 
 def command_sites(document: Document) -> Iterator[CommandSite]:
-    data = _mapping(document.data)
-    kind = document.kind
-    if kind in ("commandJob", "commandComponent"):
-        owner = "job" if kind == "commandJob" else "component"
-        yield from _site(("command",), data.get("command"), data, None, f"the {owner}")
-    elif kind == "sweepJob":
-        trial = _mapping(data.get("trial"))
-        # Inputs misplaced under trial are reported by the schema (AML101, "move them up");
-        # counting them as declared here keeps that one problem to one message.
-        scope = {"inputs": {**_mapping(trial.get("inputs")), **_mapping(data.get("inputs"))},
-                 "outputs": {**_mapping(trial.get("outputs")), **_mapping(data.get("outputs"))}}
-        yield from _site(("trial", "command"), trial.get("command"), scope,
-                         _mapping(data.get("search_space")), "the sweep")
-    elif kind in ("pipelineJob", "pipelineComponent"):
-        for name, node in _mapping(data.get("jobs")).items():
-            node = _mapping(node)
-            base: Path_ = ("jobs", name)
-            yield from _site(base + ("command",), node.get("command"), node, None, f"step '{name}'")
-            for key in ("component", "trial"):
-                inline = _mapping(node.get(key))
-                yield from _site(base + (key, "command"), inline.get("command"), inline, None,
-                                 f"the inline component of step '{name}'")
-
-
-def _site(path: Path_, text: Any, owner_data: dict, search_space: dict | None,
-          owner: str) -> Iterator[CommandSite]:
-    if isinstance(text, str):
-        yield CommandSite(path, text, _mapping(owner_data.get("inputs")),
-                          _mapping(owner_data.get("outputs")), search_space, owner)
+    """Every command string of the document, with the inputs, outputs (and search space) it may
+    name: a sweep's trial command sees the sweep's own inputs and outputs."""
+    for node, path, owner in command_owners(document):
+        text = node.get("command")
+        if not isinstance(text, str):
+            continue
+        if document.kind == "sweepJob":
+            data = _mapping(document.data)
+            # Inputs misplaced under trial are reported by the schema (AML101, "move them up");
+            # counting them as declared here keeps that one problem to one message.
+            yield CommandSite(path, text, {**_mapping(node.get("inputs")), **_mapping(data.get("inputs"))},
+                              {**_mapping(node.get("outputs")), **_mapping(data.get("outputs"))},
+                              _mapping(data.get("search_space")), "the sweep")
+        else:
+            yield CommandSite(path, text, _mapping(node.get("inputs")), _mapping(node.get("outputs")), None, owner)
 
 
 def _strings(value: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str]]:
