@@ -7,6 +7,8 @@ from collections import OrderedDict
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given, settings, strategies as st
 
 from validator import engine, loader, references
 from validator.config import Config
@@ -114,3 +116,28 @@ def test_only_the_latest_files_are_kept(tmp_path: Path, fresh: list[str],
     # a is used again each time before it would be dropped; b is dropped when c comes
     assert [Path(p).name for p in fresh] == ["a.yml", "b.yml", "c.yml", "b.yml"]
     assert len(loader._PARSED) == 2
+
+
+# The loader remembers the implicit tag of each plain scalar's text. That is sound only while the
+# safe loader has no path resolvers (a tag that depends on where the scalar sits).
+def test_the_safe_loader_resolves_plain_scalars_by_their_text_alone() -> None:
+    assert not yaml.SafeLoader.yaml_path_resolvers
+    assert not loader._Loader.yaml_path_resolvers
+
+
+SCALAR_TEXTS = st.one_of(
+    st.text(max_size=12),
+    st.sampled_from(["true", "True", "TRUE", "yes", "no", "on", "off", "~", "null", "", "12", "-0", "0x1f",
+                     "0o17", "1_000", "1e-3", "1.5e+10", ".inf", "-.Inf", ".nan", "2024-01-31", "12:30:00",
+                     "<<", "=", "1:20", "0.1.2", "+12", "_", "1e3"]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=SCALAR_TEXTS)
+def test_a_remembered_tag_is_the_resolvers_tag(text: str) -> None:
+    reference = yaml.SafeLoader("")
+    ours = loader._Loader("")
+    for implicit in ((True, False), (False, True), (True, True)):
+        expected = reference.resolve(yaml.ScalarNode, text, implicit)
+        assert ours.resolve(yaml.ScalarNode, text, implicit) == expected
+        assert ours.resolve(yaml.ScalarNode, text, implicit) == expected  # the remembered answer
