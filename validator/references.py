@@ -1,8 +1,8 @@
 """Local files a spec points at: a pipeline step's component file, a sweep step's trial, a
 pipeline component, a schedule's create_job. Rules read them through here, so each referenced
-file is parsed once per process however many specs (or steps) use it (validator.loader shares
-that parse with the engine when it lints the file in its own right), and so a file's problems
-are linted once and then pointed at from the reference. The linting itself is the engine's: it
+file is parsed once however many specs (or steps) use it (validator.loader shares that parse
+with the engine when it lints the file in its own right), and so a file's problems are linted
+once per lint run (validator.paths.one_run) and then pointed at from the reference. The linting itself is the engine's: it
 hands this module a callback (:func:`set_linter`), since the engine sits above the rules that
 import this module."""
 
