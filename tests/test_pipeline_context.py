@@ -147,6 +147,31 @@ def test_name_and_version_of_a_step_component_do_not_break_the_pipeline(identity
     assert "AML516" not in {d.code for d in pipeline}
     if identity != "float version":  # an unquoted decimal version is a warning even on its own
         assert own and all(d.pointer.split("/")[1] in ("name", "version") for d in own), own
+    # Now that a pipeline beside it uses the file, its name and version errors are AML549 warnings.
+    again = lint_file(component).diagnostics
+    assert not [d for d in again if d.severity is Severity.ERROR], again
+    assert {d.code for d in again if d.severity is Severity.WARNING} <= {"AML549", "AML531"}
+    assert ("AML549" in {d.code for d in again}) == (identity != "float version")
+
+
+def test_a_component_no_pipeline_nearby_uses_keeps_its_errors(tmp_path: Path) -> None:
+    # Used from a pipeline three folders up: too far to be looked for; registered on its own.
+    folder = tmp_path / "a" / "b" / "c"
+    folder.mkdir(parents=True)
+    (folder / "component.yml").write_text(COMPONENT.format(identity="name: Sample-Rows\n", default=0.5))
+    (tmp_path / "pipeline.yml").write_text(USES_IT.replace("./component.yml", "./a/b/c/component.yml"))
+    assert "AML530" in {d.code for d in lint_file(folder / "component.yml").diagnostics}
+    (folder.parent / "pipeline.yml").write_text(USES_IT.replace("./component.yml", "./c/component.yml"))
+    assert "AML549" in {d.code for d in lint_file(folder / "component.yml").diagnostics}
+
+
+def test_a_pipeline_that_names_the_file_but_uses_another_does_not_count(tmp_path: Path) -> None:
+    (tmp_path / "component.yml").write_text(COMPONENT.format(identity="", default=0.5))
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "component.yml").write_text(COMPONENT.format(identity="name: sample\n", default=0.5))
+    # The word component.yml appears, but the step's component is other/component.yml.
+    (tmp_path / "pipeline.yml").write_text(USES_IT.replace("./component.yml", "./other/component.yml"))
+    assert "AML102" in {d.code for d in lint_file(tmp_path / "component.yml").diagnostics}
 
 
 def test_other_errors_of_a_nameless_step_component_still_count(tmp_path: Path) -> None:

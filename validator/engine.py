@@ -16,6 +16,7 @@ from . import kinds, loader, references, suppress, workspace
 from .config import Config
 from .diagnostic import Diagnostic, Severity
 from .rules import RULES, checks_for
+from .rules.pipeline import COMPONENT_KINDS, for_anonymous_use
 from . import paths as fs  # `paths` is lint_paths' parameter
 from .schema_check import check_schema
 from .workspace import Registry
@@ -186,6 +187,8 @@ def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Re
     covered = detection.covered | {d.pointer for d in report.diagnostics if d.pointer}
     report.diagnostics.extend(d for d in check_schema(document) if d.pointer not in covered)
     report.diagnostics.extend(_run_checks(document))
+    if detection.kind in COMPONENT_KINDS:
+        report.diagnostics = for_anonymous_use(document, report.diagnostics)
     return report
 
 

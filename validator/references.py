@@ -2,12 +2,14 @@
 pipeline component, a schedule's create_job. Rules read them through here, so each referenced
 file is parsed once however many specs (or steps) use it (validator.loader shares that parse
 with the engine when it lints the file in its own right), and so a file's problems are linted
-once per lint run (validator.paths.one_run) and then pointed at from the reference. The linting itself is the engine's: it
-hands this module a callback (:func:`set_linter`), since the engine sits above the rules that
-import this module."""
+once per lint run (validator.paths.one_run) and then pointed at from the reference. The
+linting itself is the engine's: it hands this module a callback (:func:`set_linter`), since the
+engine sits above the rules that import this module. The other way round, :func:`step_users`
+finds the pipelines that use a component file."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -99,3 +101,67 @@ def resolve(document: Document, reference: str) -> Referenced:
             found = Referenced(path, loaded, True)
         _CACHE[key] = found
     return found
+
+
+STEP_USERS_LEVELS = 2
+_STEP_USERS: dict[Path, list[Path]] = fs.run_cache()
+
+
+def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
+    """Pipeline files (jobs and pipeline components) whose steps use the file ``path`` as
+    their component (`component:`, or a sweep step's `trial:`), looked for in the file's folder
+    and up to ``levels`` folders above it, where example repositories keep the pipeline next
+    to its components (`pipeline.yml` + `component.yml`, or `components/train/train.yml`).
+    Only the YAML files that mention ``path``'s name are parsed. Cached for the lint run."""
+    target = resolved(path)
+    cached = _STEP_USERS.get(target)
+    if cached is not None:
+        return list(cached)
+    users: list[Path] = []
+    needle = target.name.encode()
+    folder = target.parent
+    for _ in range(levels + 1):
+        try:
+            names = sorted(os.listdir(folder))
+        except OSError:
+            names = []
+        for name in names:
+            candidate = folder / name
+            if not name.endswith((".yml", ".yaml")) or candidate == target:
+                continue
+            try:
+                if needle not in candidate.read_bytes():
+                    continue
+            except OSError:
+                continue
+            if _uses(candidate, target):
+                users.append(candidate)
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    _STEP_USERS[target] = users
+    return users
+
+
+def _uses(candidate: Path, target: Path) -> bool:
+    document, _ = load_path(candidate, max_bytes=DEFAULT_MAX_BYTES)
+    if document is None or not isinstance(document.data, dict):
+        return False
+    if detect(document).kind not in ("pipelineJob", "pipelineComponent"):
+        return False
+    jobs = document.data.get("jobs")
+    for step in (jobs.values() if isinstance(jobs, dict) else ()):
+        if not isinstance(step, dict):
+            continue
+        for key in ("component", "trial"):
+            reference = step.get(key)
+            if not is_local_path(reference):
+                continue
+            text = reference.strip()
+            text = text[len("file:"):] if text.startswith("file:") else text
+            try:
+                if resolved(candidate.parent / text) == target:
+                    return True
+            except (OSError, ValueError):
+                continue
+    return False

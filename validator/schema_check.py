@@ -208,15 +208,47 @@ def _aimed_alternative(error: Any) -> list | None:
     return None
 
 
+def ignored_here(document: Document, path: Path_) -> bool:
+    """Whether an unknown key in the mapping at ``path`` is kept and ignored rather than refused.
+
+    azure-ai-ml loads these mappings with marshmallow's ``unknown=INCLUDE``: a command or
+    pipeline component's top level and a command component's `distribution` and `resources`,
+    a pipeline step that uses a component (`component:`, or a sweep step's `trial:`), and
+    a pipeline job's `settings`. The key is sent on and the service ignores it, so the job runs
+    without the setting (a `compute:` in a component, `default_datestore:`). Everywhere else,
+    in a job, an input, an inline environment or an inline command step, the SDK refuses the
+    file ("Unknown field."). Measured with azure-ai-ml 1.35.2 (`load_job` / `load_component`
+    and `_validate()`); Microsoft's own examples carry such keys in pipelines that run."""
+    kind = document.kind
+    if kind in ("commandComponent", "pipelineComponent") and path == ():
+        return True
+    if kind == "commandComponent" and path in (("distribution",), ("resources",)):
+        return True
+    if kind == "pipelineJob" and path == ("settings",):
+        return True
+    if kind in ("pipelineJob", "pipelineComponent") and len(path) == 2 and path[0] == "jobs":
+        jobs = document.data.get("jobs") if isinstance(document.data, dict) else None
+        step = jobs.get(path[1]) if isinstance(jobs, dict) else None
+        if not isinstance(step, dict):
+            return False
+        # A sweep step names its component under `trial`; a `component:` there is a mistake of
+        # its own (AML101 helps more than "ignored" on a step that fails for lack of `trial`).
+        return ("trial" if step.get("type") == "sweep" else "component") in step
+    return False
+
+
 def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> list[Diagnostic]:
     instance = error.instance if isinstance(error.instance, dict) else {}
     known = list((schema.get("properties") or {}).keys())
     advice = schema.get("x-unknown-hints") or {}
+    ignored = ignored_here(document, path)
     out = []
     for key in instance:
         if key in known:
             continue
         message = f"unknown key '{key}' {where_text(path, document.kind)}"
+        if ignored:
+            message += ", which Azure ML accepts and ignores"
         candidates = [k for k in known if not k.startswith("$")]
         close = closest(str(key), candidates, cutoff=0.7)
         hint = advice.get(key) or advice.get("*")
@@ -224,7 +256,8 @@ def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> 
             message += f"; did you mean '{close}'?"
         elif hint is None:
             hint = "allowed keys here: " + ", ".join(sorted(candidates))
-        out.append(document.diagnostic("AML101", message, path + (key,), key=True, hint=hint))
+        out.append(document.diagnostic("AML108" if ignored else "AML101", message, path + (key,), key=True,
+                                       hint=hint))
     return out
 
 

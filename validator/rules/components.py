@@ -168,7 +168,9 @@ def invalid_component_name(document: Document) -> Iterator[Diagnostic]:
     The SDK refuses anything else when the component is loaded or registered: "Component name
     should only contain lower letter, number, underscore and start with a lower letter". Put a
     human-friendly title in `display_name`. An inline component inside a pipeline step has no
-    name of its own (the SDK drops it), so only component files are checked.
+    name of its own (the SDK drops it), so only component files are checked; and a component
+    file that a pipeline near it uses as a step's component is registered anonymously, so
+    there the finding is AML549's warning.
     """
     data = document.data
     if not isinstance(data, dict):

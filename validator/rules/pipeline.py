@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
 from .. import expressions, graph
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
-from ..references import Referenced, is_local_path, resolve
+from ..references import Referenced, is_local_path, resolve, step_users
 from ..suggest import closest
-from ._base import check
+from ._base import check, declare
 from ._values import mapping as _mapping
 from ._values import sdk_number
 from .components import enum_contains
@@ -970,6 +970,67 @@ def breaks_the_pipeline(diagnostic: Diagnostic) -> bool:
     return not any(pointer == f"/{key}" or pointer.startswith(f"/{key}/") for key in ANONYMOUS_KEYS)
 
 
+declare(
+    "AML549", "anonymous-component-identity", Severity.WARNING,
+    "A component file's name or version would be refused on its own, but the pipeline that uses "
+    "it registers it anonymously.",
+    doc="""
+    A component file that a pipeline step uses (`component: ./train.yml`, a sweep step's
+    `trial:`) is registered anonymously when the pipeline is submitted: azure-ai-ml drops its
+    `name` and `version` and generates both. A missing or invalid name or version (AML102,
+    AML530, AML103...) is then no error: the pipeline runs, as Microsoft's own examples do with
+    names such as `Hello_Python_World`. The same file given to `az ml component create` would be
+    refused, so the finding stays, as this warning, with the original code in its message.
+
+    amllab looks for the pipelines that use a component file in the file's folder and up to two
+    folders above it (where a repository keeps a pipeline and its components). A component file
+    no pipeline there uses keeps the error: it is registered on its own.
+    """,
+    bad="""
+    # components/hello.yml, used by pipeline.yml's step `component: ./components/hello.yml`
+    $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+    type: command
+    name: Hello-World
+    command: echo hello
+    environment: azureml:sklearn-train:2
+    """,
+    good="""
+    # components/hello.yml
+    $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+    type: command
+    name: hello_world
+    command: echo hello
+    environment: azureml:sklearn-train:2
+    """,
+    stage="engine", kinds=COMPONENT_KINDS, examples_are_runnable=False)
+
+
+def for_anonymous_use(document: Document, findings: list[Diagnostic]) -> list[Diagnostic]:
+    """``findings`` of a component file, its name and version errors turned into AML549 warnings
+    when a pipeline near it uses the file as a step's component (see AML549). The file is the
+    one the document was read from: ``document.path`` in ``document.base_dir``."""
+    identity = [d for d in findings if d.severity is Severity.ERROR and not breaks_the_pipeline(d)]
+    if not identity:
+        return findings
+    users = step_users(Path(document.base_dir) / Path(document.path).name)
+    if not users:
+        return findings
+    user = os.path.relpath(users[0], Path(document.base_dir).resolve())
+    more = f" (and {len(users) - 1} more)" if len(users) > 1 else ""
+    changed = []
+    for diagnostic in findings:
+        if diagnostic in identity:
+            diagnostic = replace(
+                diagnostic, code="AML549", severity=Severity.WARNING,
+                message=f"{diagnostic.message} ({diagnostic.code} for `az ml component create`); "
+                        f"'{user}'{more} uses this file as a step's component, which Azure ML registers "
+                        "anonymously under a generated name and version, so the pipeline runs",
+                hint=diagnostic.hint or "fix it before this component is registered on its own "
+                                        "(`az ml component create`)")
+        changed.append(diagnostic)
+    return changed
+
+
 @check("AML516", "component-file-has-errors", Severity.ERROR,
        "A step's component file has errors of its own that break the pipeline.",
        bad=_file_step("AML516", "prep_broken.yml"), good=_file_step("AML516", "prep.yml"), kinds=PIPELINES)
@@ -983,10 +1044,10 @@ def component_file_has_errors(document: Document) -> Iterator[Diagnostic]:
     registered anonymously: azure-ai-ml loads it with its anonymous component schema, which
     drops the file's `name` and `version` (logging "the provided asset name ... will not be used
     for anonymous registration") and generates both. So a missing or invalid `name` (AML102,
-    AML530) or a `version` problem is not an error of the pipeline, although the same file
-    linted on its own still gets it, since `az ml component create` would register it under
-    that name. The example's file is one of amllab's test files (the path is relative to the
-    repository root).
+    AML530) or a `version` problem is not an error of the pipeline. The component file itself
+    gets it as the AML549 warning (`az ml component create` would refuse it), or as the error
+    when no pipeline near it uses the file. The example's file is one of amllab's test files
+    (the path is relative to the repository root).
     """
     for where, definition in _local_definitions(document):
         referenced = definition.referenced

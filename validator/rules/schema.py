@@ -7,17 +7,46 @@ from ..diagnostic import Severity
 from ._base import declare
 from .file_level import JOB
 
+_PIPELINE_SETTINGS = """\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+settings:
+  default_compute: azureml:cpu-cluster
+  {datastore}: azureml:workspaceblobstore
+jobs:
+  hello:
+    type: command
+    command: echo hello
+    environment: azureml:sklearn-train:2
+"""
+
 declare(
     "AML101", "unknown-key", Severity.ERROR,
     "A key that this part of the spec does not have.",
     doc="""
-    The Azure ML SDK rejects most unknown keys, but silently keeps them in component files,
-    in pipeline steps that use a component, and under pipeline `settings`; there a typo such as
-    `inputz:` is sent to the service and ignored. amllab rejects unknown keys everywhere and
-    suggests the key that was probably meant.
+    The Azure ML SDK refuses the file ("Unknown field."): in a job, an input or output, an
+    inline environment, an inline command step. amllab suggests the key that was probably
+    meant. Where the SDK keeps an unknown key instead and the service ignores it (a
+    component's top level, a step that uses a component, pipeline `settings`), the key is
+    AML108's, a warning.
     """,
     bad=JOB.replace("compute:", "comptue:"),
     good=JOB, stage="schema")
+
+declare(
+    "AML108", "ignored-key", Severity.WARNING,
+    "A key that Azure ML accepts here and ignores: the setting never takes effect.",
+    doc="""
+    azure-ai-ml keeps unknown keys in a few places instead of refusing the file: the top level
+    of a command or pipeline component (and a command component's `distribution` and
+    `resources`), a pipeline step that uses a component file, and a pipeline job's `settings`.
+    The service then ignores them. The job runs, but without what the key meant: `compute:` in
+    a component does not choose the compute (set it on the step), `default_datestore:` sets no
+    datastore, a step's `comptue:` leaves the step on the default compute. A warning, since
+    Azure ML runs the file; `--strict` (or `warnings-as-errors = ["AML108"]`) makes it fail.
+    """,
+    bad=_PIPELINE_SETTINGS.format(datastore="default_datestore"),
+    good=_PIPELINE_SETTINGS.format(datastore="default_datastore"), stage="schema")
 
 declare(
     "AML102", "missing-key", Severity.ERROR,
