@@ -24,11 +24,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import stat
 from pathlib import Path
 from typing import Any
 
+from validator.rules.assets import is_arm_id
 from validator.spec import JobInput, JobOutput
 
 from .errors import InputError
@@ -37,6 +39,8 @@ from .workspace import Workspace
 MOUNT_MODES = ("ro_mount", "mount", "eval_mount", "rw_mount")
 COPY_MODES = ("download", "eval_download")
 FOLDER_TYPES = ("uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model")
+# `.../workspaces/<ws>/data/<name>/versions/<version>` (or models/...): the asset an ARM id names.
+_ARM_ASSET = re.compile(r"/(?:data|models)/([^/]+)/versions/([^/]+)$", re.IGNORECASE)
 _CLOUD_SCHEMES = ("wasbs://", "wasb://", "abfss://", "abfs://", "adl://", "s3://", "gs://")
 
 
@@ -73,6 +77,13 @@ def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dic
     elif path.startswith("azureml://"):
         raise InputError(f"input '{name}': {path} points into an Azure ML registry or workspace that a "
                          "local workspace cannot reach; register a local copy with `aml-run data create`")
+    elif is_arm_id(path):
+        # The service takes an asset's ARM id as an input path (the SDK passes it on unchanged).
+        asset = _ARM_ASSET.search(path.strip())
+        local = f"azureml:{asset.group(1)}:{asset.group(2)}" if asset else "azureml:<name>:<version>"
+        raise InputError(f"input '{name}': {path} is the ARM id of an asset in an Azure ML workspace, "
+                         "which a local workspace cannot reach; register a local copy with `aml-run data "
+                         f"create` and write `path: {local}`")
     else:
         local = path[len("file:"):] if path.startswith("file:") else path
         source = (spec_dir / local)

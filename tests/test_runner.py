@@ -76,6 +76,23 @@ def test_a_registered_asset_whose_files_are_gone_is_refused(tmp_path: Path) -> N
     assert nothing_ran(tmp_path)
 
 
+def test_an_input_given_as_an_arm_id_is_refused_with_the_local_form(tmp_path: Path) -> None:
+    # Valid for the service (azure-ai-ml passes the ARM id on), unreachable from here.
+    arm = ("/subscriptions/0000/resourceGroups/rg/providers/Microsoft.MachineLearningServices/"
+           "workspaces/ws/data/rows/versions/3")
+    spec = write_job(tmp_path, "job", f"""\
+        command: ls ${{{{inputs.rows}}}}
+        inputs:
+          rows: {{type: uri_folder, path: {arm}}}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 2, result.stdout
+    assert result.stderr == (f"aml-run: error: input 'rows': {arm} is the ARM id of an asset in an Azure ML "
+                             "workspace, which a local workspace cannot reach; register a local copy with "
+                             "`aml-run data create` and write `path: azureml:rows:3`\n")
+    assert nothing_ran(tmp_path)
+
+
 def test_a_spec_with_lint_errors_never_runs(tmp_path: Path) -> None:
     spec = write_job(tmp_path, "job", "command: echo hi\ncomptue: local\n")
     result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)

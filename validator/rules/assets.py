@@ -512,9 +512,12 @@ def _missing(document: Document, slot: Slot, code: str) -> str | None:
     """The local path ``slot`` names when nothing is there, for the rule ``code``; None when it
     exists, is no local path (a reference, URL or binding) or is the other rule's. AML806 takes
     the data and model input paths, which may be fetched later; AML803 every other local path,
-    and an input path that is an asset id without its prefix. Each path is looked up once."""
+    and an input path that starts with `/subscriptions/` but is no ARM id. An input path that
+    is an ARM id is a reference, not a local path. Each path is looked up once."""
     relative = _local(slot.value)
     if relative is None:
+        return None
+    if slot.role in DATA_WHAT and is_arm_id(relative):
         return None
     fetched_later = slot.role in DATA_WHAT and not _asset_id_without_prefix(relative)
     if fetched_later != (code == "AML806"):
@@ -522,8 +525,25 @@ def _missing(document: Document, slot: Slot, code: str) -> str | None:
     return relative if _exists(document, relative) is None else None
 
 
+# A workspace-level Azure ML ARM id, as azure-ai-ml 1.35.2 recognises one
+# (`_utils/_arm_id_utils.is_ARM_id_for_resource`: `/subscriptions/<sub>/resourceGroups/<rg>/
+# providers/Microsoft.MachineLearningServices/workspaces/<ws>/<type>/<name>...`, any case, matched
+# from the start). Here each segment must be non-empty.
+_ARM_ID = re.compile(r"^/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\.machinelearningservices/"
+                     r"workspaces/[^/]+/[^/]+/[^/]+", re.IGNORECASE)
+
+
+def is_arm_id(text: str) -> bool:
+    """``text`` is an Azure ML asset's ARM id (without the 'azureml:' prefix). As a job input's
+    `path` the SDK passes it to the service unchanged (`_resolve_job_input`), which is how the
+    service stores registered data and models; as `code`, `environment`, a step's `component` or
+    a schedule's `create_job` the SDK refuses it or reads it as a local path."""
+    return bool(_ARM_ID.match(text.strip()))
+
+
 def _asset_id_without_prefix(relative: str) -> bool:
-    """`/subscriptions/...`: an ARM id that lost its 'azureml:' prefix, never a local path."""
+    """`/subscriptions/...`: an ARM id (or the start of one) without its 'azureml:' prefix, never
+    a local path."""
     return relative.startswith("/subscriptions/")
 
 
@@ -541,7 +561,14 @@ def _path_problems(document: Document) -> Iterator[Diagnostic]:
             continue  # there, not a local path, or data that is not there yet (AML806)
         what = WHAT.get(slot.role) or f"{DATA_WHAT[slot.role]} path"
         value = slot.value.strip()
-        if _asset_id_without_prefix(relative):
+        if _asset_id_without_prefix(relative) and slot.role in DATA_WHAT:
+            # A complete ARM id never gets here (_missing): this one is cut short or misspelt.
+            yield document.diagnostic(
+                "AML803", f"{what} '{value}' starts like an ARM id but is not a complete one: read as "
+                          "a local path, it does not exist", slot.path,
+                hint="an asset's ARM id is '/subscriptions/<sub>/resourceGroups/<rg>/providers/"
+                     "Microsoft.MachineLearningServices/workspaces/<ws>/<type>/<name>/versions/<version>'")
+        elif _asset_id_without_prefix(relative):
             yield document.diagnostic(
                 "AML803", f"{what} '{value}' is an asset id without the 'azureml:' prefix: read as "
                           "a local path, it does not exist", slot.path,
@@ -626,9 +653,17 @@ def missing_local_path(document: Document) -> Iterator[Diagnostic]:
     URLs and `azureml:` references are not local paths.
 
     A data or model input's local path is data, not source: when it is missing that is
-    AML806's warning (data is usually downloaded or generated before a job is submitted). One
-    exception stays here: an input path that starts with `/subscriptions/` is an asset id that
-    lost its `azureml:` prefix, which no download will ever create.
+    AML806's warning (data is usually downloaded or generated before a job is submitted).
+
+    ARM ids: an input `path` that is an asset's ARM id without the `azureml:` prefix
+    (`/subscriptions/<sub>/resourceGroups/<rg>/providers/Microsoft.MachineLearningServices/
+    workspaces/<ws>/data/<name>/versions/<version>`, or `.../models/...`) is no local path:
+    azure-ai-ml 1.35.2 passes it to the service unchanged (`is_ARM_id_for_resource`), and it
+    is the form the service itself stores, so it gets no finding. An input path that starts with
+    `/subscriptions/` but is no complete ARM id is read by the SDK as an absolute local path,
+    which no download will ever create: that stays an error here. `code:` is different: the
+    SDK reads a `code` ARM id without `azureml:` as a local folder and refuses it ("Can't find
+    directory or file"), so that is an error whose hint adds the prefix.
     """
     yield from _path_problems(document)
 
