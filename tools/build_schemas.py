@@ -33,11 +33,24 @@ NUMBER: Schema = {"type": "number"}
 BOOL: Schema = {"type": "boolean"}
 ANY: Schema = {}
 STR_MAP: Schema = {"type": "object", "additionalProperties": {"type": "string"}}
+# Tags and properties of jobs, steps, schedules, environments and data imports: a key with no
+# value (`tags: {reviewed: }`) loads as None (azure-ai-ml: `fields.Dict(values=fields.Str(
+# allow_none=True))` on jobs, steps and schedule properties; untyped values on schedule tags,
+# environments and data imports). A component's own `tags` stay strings: its schema says
+# `fields.Str()` and refuses None ("Field may not be null.").
+TAG_MAP: Schema = {"type": "object", "additionalProperties": {"type": ["string", "null"]}}
 ANY_MAP: Schema = {"type": "object"}
 
 
 def camel(value: str) -> str:
     return "".join(part.capitalize() for part in value.split("_"))
+
+
+# CamelCase spellings that `camel` cannot derive (one word with inner capitals, or an acronym):
+# the service's REST enums write these, and Microsoft's docs and the SDK's own test configs copy
+# them (`type: TensorFlow`, `type: PyTorch`). The SDK lower-cases before comparing, so any
+# casing loads; these are the ones people write.
+SPELLINGS = {"aml_token": "AMLToken", "pytorch": "PyTorch", "tensorflow": "TensorFlow"}
 
 
 def enum_ci(*values: str | None) -> Schema:
@@ -51,8 +64,9 @@ def enum_ci(*values: str | None) -> Schema:
         for variant in (value, value.upper(), value.capitalize(), camel(value)):
             if variant not in allowed:
                 allowed.append(variant)
-    if "aml_token" in values:
-        allowed.append("AMLToken")
+    for value in values:
+        if value in SPELLINGS and SPELLINGS[value] not in allowed:
+            allowed.append(SPELLINGS[value])
     return {"enum": allowed}
 
 
@@ -122,7 +136,7 @@ INLINE_ENVIRONMENT = obj({
     "os_type": enum_ci("linux", "windows"),
     "inference_config": ANY_MAP,
     "description": STRING,
-    "tags": STR_MAP,
+    "tags": TAG_MAP,
     "datastore": STRING,
     # Dropped by the SDK with a warning ("will not be used for anonymous registration").
     "name": STRING,
@@ -198,6 +212,7 @@ RESOURCES = obj({
     "properties": ANY_MAP,
 })
 
+COMMAND_LIMITS = obj({"timeout": INT})
 PROCESS_COUNT = obj({"process_count_per_instance": INT})
 DISTRIBUTION = by_type({
     "pytorch": PROCESS_COUNT,
@@ -238,7 +253,7 @@ JOB_READ_ONLY = {k: ANY for k in ("creation_context", "status", "id", "log_files
 
 BASE_JOB = {
     "$schema": STRING, "name": NONEMPTY, "display_name": STRING, "experiment_name": NONEMPTY,
-    "description": STRING, "tags": STR_MAP, "properties": STR_MAP, "compute": NONEMPTY,
+    "description": STRING, "tags": TAG_MAP, "properties": TAG_MAP, "compute": NONEMPTY,
     "identity": REF["identity"], "services": REF["services"], **JOB_READ_ONLY,
 }
 
@@ -370,24 +385,66 @@ COMMAND_COMPONENT_FIELDS = {
 }
 COMMAND_COMPONENT = obj(COMMAND_COMPONENT_FIELDS, ("name", "command", "environment"),
                         **{"x-unknown-hints": COMPONENT_UNKNOWN_HINTS})
-# An inline (anonymous) component in a pipeline step: no name needed.
-INLINE_COMMAND_COMPONENT = obj(COMMAND_COMPONENT_FIELDS, ("command", "environment"),
+# An inline (anonymous) component in a pipeline step: no name needed. Its tags may be empty
+# (azure-ai-ml 1.35.2 loads `tags: {a: }` here, unlike in a component file, and drops them when it
+# registers the anonymous component).
+INLINE_COMMAND_COMPONENT = obj({**COMMAND_COMPONENT_FIELDS, "tags": TAG_MAP}, ("command", "environment"),
                                **{"x-unknown-hints": COMPONENT_UNKNOWN_HINTS})
 
 # ----------------------------------------------------------------------------- pipelines
+# A step's numeric run settings may take their value from a pipeline input: the whole value is
+# one `${{parent.inputs.<name>}}` (azure-ai-ml lets every step field but type, component, trial and
+# inputs hold a binding, `support_data_binding_expression_for_fields`, and sends the text on; the
+# SDK's recorded end-to-end runs have the service accept it for `process_count_per_instance` and
+# a sweep step's `limits.max_total_trials`). A standalone job has no parent: it keeps numbers.
+# `compute` (a string anyway) and search-space values are left as they are: the service refuses
+# a bound `compute` and a binding inside `choice` values.
+PARENT_INPUT_BINDING = (r"^\$\{\{\s*parent\.inputs\.[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+                        r"\s*\}\}$")
+
+
+def bindable(key: str, base: Schema) -> Schema:
+    """``base`` (an integer or a number), or a string that is exactly one pipeline-input binding."""
+    what = "an integer" if base == INT else "a number"
+    return {
+        "if": {"type": "string"},
+        "then": {"pattern": PARENT_INPUT_BINDING,
+                 "x-message": f"'{key}' in a pipeline step is {what} or a whole binding to a pipeline "
+                              "input, '${{parent.inputs.<name>}}'",
+                 "x-hint": f"write `{key}: ${{{{parent.inputs.<name>}}}}` with nothing around it, "
+                           f"or {what}"},
+        "else": base,
+    }
+
+
+def in_step(schema: Any) -> Any:
+    """``schema`` with every integer or number property of its mappings made :func:`bindable`."""
+    if isinstance(schema, list):
+        return [in_step(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: in_step(value) for key, value in schema.items()}
+    if isinstance(schema.get("properties"), dict):
+        out["properties"] = {key: bindable(key, value) if value in (INT, NUMBER) else in_step(value)
+                             for key, value in schema["properties"].items()}
+    return out
+
+
+NODE_REF = {name: {"$ref": f"#/$defs/{name}"}
+            for name in ("nodeResources", "nodeDistribution", "nodeCommandLimits")}
 NODE_COMMON = {
     "inputs": REF["nodeInputs"], "outputs": REF["nodeOutputs"], "compute": NONEMPTY,
-    "display_name": STRING, "description": STRING, "comment": STRING, "tags": STR_MAP,
+    "display_name": STRING, "description": STRING, "comment": STRING, "tags": TAG_MAP,
     "properties": ANY_MAP, "identity": REF["identity"], "queue_settings": REF["queueSettings"],
-    "resources": REF["resources"],
+    "resources": NODE_REF["nodeResources"],
 }
 COMMAND_NODE = obj({
     **NODE_COMMON, "component": {"anyOf": [NONEMPTY, REF["commandComponentBody"]],
                                  "x-message": "component is a file path, an 'azureml:' reference "
                                               "or an inline command component"},
     "command": NONEMPTY, "code": NONEMPTY, "environment": REF["environment"],
-    "environment_variables": REF["environmentVariables"], "distribution": REF["distribution"],
-    "limits": REF["commandLimits"], "services": REF["services"], "name": NONEMPTY,
+    "environment_variables": REF["environmentVariables"], "distribution": NODE_REF["nodeDistribution"],
+    "limits": NODE_REF["nodeCommandLimits"], "services": REF["services"], "name": NONEMPTY,
     "experiment_name": NONEMPTY,
 }, **{
     "anyOf": [{"required": ["component"]}, {"required": ["command"]}],
@@ -398,7 +455,7 @@ COMMAND_NODE = obj({
         "not": "a command step has either `component:` or an inline `command:`, not both",
     }})
 SWEEP_NODE = obj({
-    **NODE_COMMON, **SWEEP_CORE,
+    **NODE_COMMON, **SWEEP_CORE, "limits": in_step(SWEEP_LIMITS),
     "trial": {"anyOf": [NONEMPTY, REF["commandComponentBody"]],
               "x-message": "trial is a component file, an 'azureml:' reference or an inline "
                            "command component"},
@@ -468,7 +525,7 @@ TRIGGER = by_type({
 })
 PIPELINE_OVERRIDES = obj({
     "job": NONEMPTY, "experiment_name": NONEMPTY, "display_name": STRING, "description": STRING,
-    "tags": STR_MAP, "properties": STR_MAP, "inputs": REF["jobInputs"], "outputs": REF["jobOutputs"],
+    "tags": TAG_MAP, "properties": TAG_MAP, "inputs": REF["jobInputs"], "outputs": REF["jobOutputs"],
     "settings": SETTINGS, "compute": NONEMPTY, "identity": REF["identity"],
 }, ("job",), **{"x-unknown-hints": {
     "jobs": "create_job cannot hold a whole pipeline: put it in a file and write `job: ./pipeline.yml`",
@@ -513,7 +570,7 @@ DATA_IMPORT_SOURCE = by_type({
                                                      "file_system) and connection"}})
 DATA_IMPORT = obj({
     "$schema": STRING, "name": NONEMPTY, "version": {"type": ["string", "integer", "number"]},
-    "description": STRING, "tags": STR_MAP, "datastore": STRING, "auto_delete_setting": ANY_MAP,
+    "description": STRING, "tags": TAG_MAP, "datastore": STRING, "auto_delete_setting": ANY_MAP,
     "type": {"enum": ["uri_file", "uri_folder", "mltable"],
              "x-hint": "the imported data is a uri_file, uri_folder or mltable (lower-case)"},
     "path": NONEMPTY, "source": DATA_IMPORT_SOURCE,
@@ -556,7 +613,7 @@ SCHEDULE_ACTIONS = ("create_job", "import_data", "create_monitor")
 SCHEDULE_CLASSES = {"import_data": "data import", "create_monitor": "monitor"}
 SCHEDULE = obj({
     "$schema": STRING, "name": NONEMPTY, "display_name": STRING, "description": STRING,
-    "tags": STR_MAP, "properties": STR_MAP, "trigger": TRIGGER, "create_job": CREATE_JOB,
+    "tags": TAG_MAP, "properties": TAG_MAP, "trigger": TRIGGER, "create_job": CREATE_JOB,
     "import_data": IMPORT_DATA, "create_monitor": CREATE_MONITOR,
     "is_enabled": ANY, "provisioning_state": ANY, "creation_context": ANY,
 }, ("name", "trigger"), **{
@@ -584,7 +641,10 @@ DEFS: dict[str, Schema] = {
     "identity": IDENTITY,
     "services": SERVICES,
     "queueSettings": QUEUE_SETTINGS,
-    "commandLimits": obj({"timeout": INT}),
+    "commandLimits": COMMAND_LIMITS,
+    "nodeResources": in_step(RESOURCES),
+    "nodeDistribution": in_step(DISTRIBUTION),
+    "nodeCommandLimits": in_step(COMMAND_LIMITS),
     "componentInputs": {"type": "object", "additionalProperties": COMPONENT_INPUT},
     "componentOutputs": {"type": "object", "additionalProperties": COMPONENT_OUTPUT},
     "jobs": JOBS,
