@@ -203,6 +203,9 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
             job[key] = node[key]
         elif definition.get(key) is not None:
             job[key] = definition[key]
+    for key in ("resources", "distribution"):
+        if isinstance(job.get(key), dict):
+            job[key] = _bound_settings(job[key], plan, f"step '{step_name}': {key}")
     if isinstance(job.get("code"), str):
         code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
         job["code"] = str((Path(step["base_dir"]) / code).resolve())
@@ -255,6 +258,8 @@ def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict
     for key in ("objective", "limits", "sampling_algorithm", "early_termination"):
         if node.get(key) is not None:
             data[key] = node[key]
+    if isinstance(data.get("limits"), dict):
+        data["limits"] = _bound_settings(data["limits"], plan, f"step '{step_name}': limits")
     if job.get("compute"):
         data["compute"] = job["compute"]
     return data
@@ -287,6 +292,24 @@ def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs:
 
 
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
+_PARENT_INPUT = re.compile(r"^\$\{\{\s*parent\.inputs\.([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}$")
+
+
+def _bound_settings(settings: dict[str, Any], plan: dict[str, Any], where: str) -> dict[str, Any]:
+    """A step's run settings (resources, distribution, a sweep step's limits) with each value that
+    is one whole `${{parent.inputs.NAME}}` replaced by that pipeline input's value, as the service
+    resolves it (`instance_count: ${{parent.inputs.nodes}}`)."""
+    out = {}
+    for key, value in settings.items():
+        match = _PARENT_INPUT.match(value.strip()) if isinstance(value, str) else None
+        if match:
+            planned = plan["inputs"].get(match[1])
+            if planned is None or planned["type"] != "literal" or planned.get("value") is None:
+                raise RunnerError(f"{where}.{key} is bound to '{value.strip()}', which is no pipeline input "
+                                  "with a value; declare it under the pipeline's `inputs:` with a number")
+            value = planned["value"]
+        out[key] = value
+    return out
 
 
 def _bind_input(value: Any, parts: list[str] | None, plan: dict[str, Any], upstream: dict[str, dict[str, Any]],

@@ -305,6 +305,37 @@ def test_a_sweep_step_tunes_a_component_and_hands_on_its_best_trials_output(tmp_
     assert (Path(shown["jobs"]["use"]["outputs"]["copied"]) / "lr.txt").read_text() == "0.5"
 
 
+def test_a_sweep_steps_limits_bound_to_a_pipeline_input_take_its_value(tmp_path: Path) -> None:
+    # The service resolves `${{parent.inputs.X}}` in a step's run settings; the limit is 2, not
+    # the 1,000 trials of an unreadable number, nor the 4 of the search space.
+    write(tmp_path, "fit.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: fit
+        version: "1"
+        command: python -c "import mlflow; mlflow.log_metric('score', ${{inputs.lr}})"
+        environment: {image: python:3.11-slim}
+        inputs:
+          lr: {type: number, default: 0.0}
+        """)
+    spec = pipeline_spec(tmp_path, {"tune": inline("""\
+            type: sweep
+            trial: ./fit.yml
+            sampling_algorithm: grid
+            search_space:
+              lr: {type: choice, values: [0.1, 0.2, 0.3, 0.4]}
+            objective: {goal: maximize, primary_metric: score}
+            limits:
+              max_total_trials: ${{parent.inputs.trials}}
+              max_concurrent_trials: ${{parent.inputs.at_once}}
+            """)}, settings="inputs:\n  trials: 2\n  at_once: 1\n")
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec, timeout=240)
+    assert shown["status"] == "Completed", failures(shown)
+    tune = jobs.show(workspace, shown["jobs"]["tune"]["name"])
+    assert len(tune["trials"]) == 2 and tune["limits"]["max_total_trials"] == 2
+
+
 def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(tmp_path: Path) -> None:
     write(tmp_path / "parts", "double.yml", """\
         $schema: https://azuremlschemas.azureedge.net/latest/pipelineComponent.schema.json

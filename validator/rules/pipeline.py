@@ -295,6 +295,11 @@ def definition_of(document: Document, node: dict, step_type: str, where: Path_ |
     return Definition(key=key)
 
 
+# A step's settings whose numbers may come from a pipeline input (the schema allows one whole
+# `${{parent.inputs.NAME}}` there).
+RUN_SETTINGS = ("resources", "distribution", "limits")
+
+
 def _step_type(node: dict) -> str:
     value = node.get("type")
     return value if isinstance(value, str) else "command"
@@ -345,6 +350,11 @@ def analyse(document: Document) -> Pipeline:
                                      pipeline.bindings)
         if isinstance(node.get("compute"), str):
             _collect(name, "compute", None, base + ("compute",), node["compute"], False, pipeline.bindings)
+        # Run settings bound to a pipeline input (`instance_count: ${{parent.inputs.nodes}}`).
+        for section in RUN_SETTINGS:
+            for key, value in _mapping(node.get(section)).items():
+                if isinstance(value, str):
+                    _collect(name, section, None, base + (section, key), value, False, pipeline.bindings)
     document.__dict__["_pipeline_analysis"] = pipeline
     return pipeline
 
