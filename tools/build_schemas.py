@@ -363,8 +363,11 @@ COMPONENT_INPUT = by_type({
 }, case_insensitive=False, type_hint="component input types are lower-case and case-sensitive: "
                                      "integer, number, string, boolean, uri_file, uri_folder, mltable, "
                                      "mlflow_model, custom_model, triton_model")
+# `early_available` on a data output is refused by the SDK; AML546 says why (only primitive
+# outputs can be), which helps more than "unknown key". `is_control` is no longer read by
+# azure-ai-ml (1.35.2 keeps and drops it), but older specs carry it next to early_available.
 PORT_OUTPUT = obj({"description": STRING, "mode": {"enum": list(PORT_MODES)}, "path": STRING,
-                   "display_name": STRING})
+                   "display_name": STRING, "early_available": BOOL})
 PRIMITIVE_OUTPUT = obj({"description": STRING, "early_available": BOOL, "is_control": BOOL,
                         "display_name": STRING})
 COMPONENT_OUTPUT = by_type({

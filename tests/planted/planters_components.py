@@ -240,12 +240,12 @@ def unused_input(data: dict) -> dict | None:
     return None
 
 
-@planter("AML546", "an early-available output that is not a control output", DEFINITIONS)
-def early_available_without_control(data: dict) -> dict | None:
+@planter("AML546", "an early-available output that is a data output", DEFINITIONS)
+def early_available_data_output(data: dict) -> dict | None:
     for component in _components(data):
         outputs = component.get("outputs")
         if not isinstance(outputs, dict):
             outputs = component["outputs"] = {}
-        outputs["best_score"] = {"type": "number", "early_available": True}
+        outputs["best_model"] = {"type": "uri_folder", "early_available": True}
         return data
     return None

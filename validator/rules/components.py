@@ -778,28 +778,36 @@ def unused_component_input(document: Document) -> Iterator[Diagnostic]:
 
 
 # ----------------------------------------------------------------------------- outputs
-@check("AML546", "early-available-without-control", Severity.ERROR,
-       "A component output sets `early_available: true` without `is_control: true`.",
-       bad=COMPONENT.replace("outputs:\n", "outputs:\n  best_epoch:\n    type: integer\n"
+PRIMITIVE_TYPES = ("string", "integer", "number", "boolean")
+
+@check("AML546", "early-available-data-output", Severity.ERROR,
+       "A component output that is not a primitive value sets `early_available: true`.",
+       bad=COMPONENT.replace("outputs:\n", "outputs:\n  best_epoch:\n    type: uri_file\n"
                                           "    early_available: true\n"),
        good=COMPONENT.replace("outputs:\n", "outputs:\n  best_epoch:\n    type: integer\n"
-                                           "    early_available: true\n    is_control: true\n"),
+                                           "    early_available: true\n"),
        kinds=DEFINITION_KINDS)
-def early_available_without_control(document: Document) -> Iterator[Diagnostic]:
+def early_available_data_output(document: Document) -> Iterator[Diagnostic]:
     """
-    An early-available output is a primitive control output that the pipeline reads before the
-    step ends. The SDK's component validation refuses one that is not also marked as a control
-    output ("Early available output 'x' requires is_control as True"). (That `early_available`
-    appears only on primitive outputs is checked by the schema, AML101.)
+    An early-available output is a primitive value (string, integer, number, boolean) that the
+    pipeline reads before the step ends, to decide what runs next. azure-ai-ml refuses
+    `early_available` on a data output (uri_file, uri_folder, a model...): "Early available
+    output 'x' requires output is primitive type" (1.35.2, `_validate_early_available_output`).
+    Older SDKs also required `is_control: true` next to it; the current one no longer reads
+    `is_control` (dropped in azure-sdk-for-python #31248), so a primitive early-available output
+    without it is fine.
     """
     for path, component in component_definitions(document):
         for name, port in _ports(component, "outputs"):
-            if port.get("early_available") is True and port.get("is_control") is not True:
+            kind = port.get("type")
+            if port.get("early_available") is True and isinstance(kind, str) and kind not in PRIMITIVE_TYPES:
                 yield document.diagnostic(
-                    "AML546", f"output '{name}' is early_available but not a control output; Azure ML "
-                    f"rejects it (\"Early available output '{name}' requires is_control as True\")",
+                    "AML546", f"output '{name}' is a {kind}, and only a primitive output (string, integer, "
+                    f"number, boolean) can be early_available; Azure ML rejects it (\"Early available "
+                    f"output '{name}' requires output is primitive type\")",
                     path + ("outputs", name, "early_available"), key=True,
-                    hint="add `is_control: true` to the output, or remove `early_available`")
+                    hint="remove `early_available`, or write the value the pipeline needs early to a "
+                         "primitive output of its own")
 
 
 # ----------------------------------------------------------------------------- enum values
