@@ -608,6 +608,17 @@ def _mode(port: Port) -> tuple[str | None, Path_]:
     return (mode.lower() if isinstance(mode, str) else None), port.path + ("mode",)
 
 
+def _at(data: Any, path: Path_) -> Any:
+    for part in path:
+        if isinstance(data, dict):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
 @check("AML214", "undocumented-output-mode", Severity.WARNING,
        "An output uses mode `mount` or `direct`, which the YAML reference does not list for outputs.",
        bad=JOB_WITH_OUTPUT.replace("mode: rw_mount", "mode: mount"), good=JOB_WITH_OUTPUT,
@@ -619,10 +630,15 @@ def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
     accepts `mount` and `direct` (SPEC §3.3, §11 row 13). Only the Python `Output` class
     reference mentions `direct` ("pass in the URI as a string"): the script then gets a storage
     URL and must write there with its own credentials. Use `rw_mount` or `upload`; where
-    `direct` is really meant, suppress the warning on that line.
+    `direct` is really meant, suppress the warning on that line. A Spark step is the exception:
+    its outputs are written by Spark itself to storage, and `direct` is the only mode Spark
+    outputs take (Microsoft's Spark pipeline examples say so), so they are not reported.
     """
     for port in ports(document):
         if port.direction != "output":
+            continue
+        owner = _at(document.data, port.owner_path)
+        if isinstance(owner, dict) and owner.get("type") == "spark":
             continue
         mode, where = _mode(port)
         if mode not in ("mount", "direct"):
