@@ -218,7 +218,9 @@ def ignored_here(document: Document, path: Path_) -> bool:
     without the setting (a `compute:` in a component, `default_datestore:`). Everywhere else,
     in a job, an input, an inline environment or an inline command step, the SDK refuses the
     file ("Unknown field."). Measured with azure-ai-ml 1.35.2 (`load_job` / `load_component`
-    and `_validate()`); Microsoft's own examples carry such keys in pipelines that run."""
+    and `_validate()`); Microsoft's own examples carry such keys in pipelines that run. A key
+    there that is a near miss of a real one (`default_datestore`, `comptue`) is still AML101:
+    the setting it was meant to be silently never applies."""
     kind = document.kind
     if kind in ("commandComponent", "pipelineComponent") and path == ():
         return True
@@ -247,17 +249,22 @@ def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> 
         if key in known:
             continue
         message = f"unknown key '{key}' {where_text(path, document.kind)}"
-        if ignored:
-            message += ", which Azure ML accepts and ignores"
         candidates = [k for k in known if not k.startswith("$")]
         close = closest(str(key), candidates, cutoff=0.7)
+        misspelt = bool(close) and key not in advice
+        # A stray key the service ignores is a warning (AML108); a misspelt one stays an error
+        # even there: the setting it was meant to be silently never applies.
+        if ignored and not misspelt:
+            message += ", which Azure ML accepts and ignores"
         hint = advice.get(key) or advice.get("*")
-        if close and key not in advice:
+        if misspelt:
             message += f"; did you mean '{close}'?"
+            if ignored:
+                message += f" (Azure ML ignores '{key}' here, so '{close}' is never set)"
         elif hint is None:
             hint = "allowed keys here: " + ", ".join(sorted(candidates))
-        out.append(document.diagnostic("AML108" if ignored else "AML101", message, path + (key,), key=True,
-                                       hint=hint))
+        out.append(document.diagnostic("AML108" if ignored and not misspelt else "AML101", message,
+                                       path + (key,), key=True, hint=hint))
     return out
 
 

@@ -12,8 +12,7 @@ $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
 type: pipeline
 settings:
   default_compute: azureml:cpu-cluster
-  {datastore}: azureml:workspaceblobstore
-jobs:
+{extra}jobs:
   hello:
     type: command
     command: echo hello
@@ -27,26 +26,28 @@ declare(
     The Azure ML SDK refuses the file ("Unknown field."): in a job, an input or output, an
     inline environment, an inline command step. amllab suggests the key that was probably
     meant. Where the SDK keeps an unknown key instead and the service ignores it (a
-    component's top level, a step that uses a component, pipeline `settings`), the key is
-    AML108's, a warning.
+    component's top level, a step that uses a component, pipeline `settings`), a stray key is
+    AML108's, a warning; a misspelt one (`default_datestore`, a step's `comptue`) stays this
+    error there too, since the setting it was meant to be is silently never applied.
     """,
     bad=JOB.replace("compute:", "comptue:"),
     good=JOB, stage="schema")
 
 declare(
     "AML108", "ignored-key", Severity.WARNING,
-    "A key that Azure ML accepts here and ignores: the setting never takes effect.",
+    "A key that Azure ML accepts here and ignores, so it has no effect.",
     doc="""
     azure-ai-ml keeps unknown keys in a few places instead of refusing the file: the top level
     of a command or pipeline component (and a command component's `distribution` and
     `resources`), a pipeline step that uses a component file, and a pipeline job's `settings`.
-    The service then ignores them. The job runs, but without what the key meant: `compute:` in
-    a component does not choose the compute (set it on the step), `default_datestore:` sets no
-    datastore, a step's `comptue:` leaves the step on the default compute. A warning, since
-    Azure ML runs the file; `--strict` (or `warnings-as-errors = ["AML108"]`) makes it fail.
+    The service then ignores them, and the job runs without them: `compute:` in a component
+    does not choose the compute (set it on the step that uses the component), an `owner:` key
+    is dropped. A warning, since Azure ML runs the file; `--strict` (or `warnings-as-errors =
+    ["AML108"]`) makes it fail. A key that is a near miss of a real one (`default_datestore`,
+    `comptue`) is AML101, an error, even there: the setting it was meant to be never applies.
     """,
-    bad=_PIPELINE_SETTINGS.format(datastore="default_datestore"),
-    good=_PIPELINE_SETTINGS.format(datastore="default_datastore"), stage="schema")
+    bad=_PIPELINE_SETTINGS.format(extra="  owner: data-team\n"),
+    good=_PIPELINE_SETTINGS.format(extra=""), stage="schema")
 
 declare(
     "AML102", "missing-key", Severity.ERROR,
