@@ -30,7 +30,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from validator.rules.assets import is_arm_id
+from validator.references import is_arm_id
 from validator.spec import JobInput, JobOutput
 
 from .errors import InputError

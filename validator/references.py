@@ -10,6 +10,7 @@ finds the pipelines that use a component file."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -78,6 +79,22 @@ def is_local_path(reference: object) -> bool:
                         "${{")):
         return False
     return True
+
+
+# A workspace-level Azure ML ARM id, as azure-ai-ml 1.35.2 recognises one
+# (`_utils/_arm_id_utils.is_ARM_id_for_resource`: `/subscriptions/<sub>/resourceGroups/<rg>/
+# providers/Microsoft.MachineLearningServices/workspaces/<ws>/<type>/<name>...`, any case, matched
+# from the start). Here each segment must be non-empty.
+_ARM_ID = re.compile(r"^/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\.machinelearningservices/"
+                     r"workspaces/[^/]+/[^/]+/[^/]+", re.IGNORECASE)
+
+
+def is_arm_id(text: str) -> bool:
+    """``text`` is an Azure ML asset's ARM id (without the 'azureml:' prefix). As a job input's
+    `path` the SDK passes it to the service unchanged (`_resolve_job_input`), which is how the
+    service stores registered data and models; as `code`, `environment`, a step's `component` or
+    a schedule's `create_job` the SDK refuses it or reads it as a local path."""
+    return bool(_ARM_ID.match(text.strip()))
 
 
 def resolve(document: Document, reference: str) -> Referenced:

@@ -19,7 +19,7 @@ from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from .. import paths as fs
 from ..paths import resolved
-from ..references import resolve
+from ..references import is_arm_id, resolve
 from ..suggest import closest
 from ._base import check
 from ._commands import holders, word_span
@@ -523,22 +523,6 @@ def _missing(document: Document, slot: Slot, code: str) -> str | None:
     if fetched_later != (code == "AML806"):
         return None
     return relative if _exists(document, relative) is None else None
-
-
-# A workspace-level Azure ML ARM id, as azure-ai-ml 1.35.2 recognises one
-# (`_utils/_arm_id_utils.is_ARM_id_for_resource`: `/subscriptions/<sub>/resourceGroups/<rg>/
-# providers/Microsoft.MachineLearningServices/workspaces/<ws>/<type>/<name>...`, any case, matched
-# from the start). Here each segment must be non-empty.
-_ARM_ID = re.compile(r"^/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\.machinelearningservices/"
-                     r"workspaces/[^/]+/[^/]+/[^/]+", re.IGNORECASE)
-
-
-def is_arm_id(text: str) -> bool:
-    """``text`` is an Azure ML asset's ARM id (without the 'azureml:' prefix). As a job input's
-    `path` the SDK passes it to the service unchanged (`_resolve_job_input`), which is how the
-    service stores registered data and models; as `code`, `environment`, a step's `component` or
-    a schedule's `create_job` the SDK refuses it or reads it as a local path."""
-    return bool(_ARM_ID.match(text.strip()))
 
 
 def _asset_id_without_prefix(relative: str) -> bool:

@@ -14,7 +14,7 @@ from typing import Any, Iterator
 from .. import expressions, graph
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
-from ..references import Referenced, is_local_path, resolve, step_users
+from ..references import Referenced, is_arm_id, is_local_path, resolve, step_users
 from ..suggest import closest
 from ._base import check, declare
 from ._values import mapping as _mapping
@@ -961,8 +961,11 @@ def component_file_not_found(document: Document) -> Iterator[Diagnostic]:
         close = closest(referenced.path.name, siblings)
         if close:
             message += f"; did you mean '{close}'?"
-        yield document.diagnostic("AML515", message, where,
-                                  hint="paths are relative to the folder of this file")
+        hint = "paths are relative to the folder of this file"
+        if is_arm_id(definition.reference or ""):
+            hint = (f"a registered component's ARM id needs the prefix: 'azureml:{definition.reference.strip()}' "
+                    "(without it the SDK reads it as a local path)")
+        yield document.diagnostic("AML515", message, where, hint=hint)
 
 
 # Keys of a referenced component file that the SDK drops: a component file named by a step is

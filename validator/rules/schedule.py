@@ -27,7 +27,7 @@ from .. import cron, expressions, timezones
 from ..diagnostic import Diagnostic, Severity
 from ..kinds import KIND_TITLES, OTHER_JOB_TYPES
 from ..loader import Document, Path_
-from ..references import Referenced, is_local_path, resolve
+from ..references import Referenced, is_arm_id, is_local_path, resolve
 from ..suggest import closest
 from ._base import check
 from ._shape import problems as shape_problems
@@ -726,6 +726,9 @@ def create_job_file_missing(document: Document) -> Iterator[Diagnostic]:
         return
     message = f"create_job file '{reference}' does not exist (resolved to {_shown_path(document, reference)})"
     hint = "the path is relative to the schedule file's folder"
+    if is_arm_id(reference):
+        hint = (f"the SDK reads the ARM id '{reference.strip()}' as a local file path; name the job's "
+                "YAML file, for example './pipeline.yml'")
     folder = referenced.path.parent
     if folder.is_dir():
         try:
