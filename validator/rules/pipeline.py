@@ -396,9 +396,13 @@ def _names(ports: dict | None) -> str:
 
 
 def _shown_path(document: Document, target: Path) -> str:
-    """``target`` as the user would type it: relative to where the linted file was named from."""
+    """``target`` as the user would type it: relative to where the linted file was named from,
+    unless they share no folder but the root (`/subscriptions/...`): then as it is, so that the
+    message does not depend on where the repository is checked out."""
     shown_dir = Path(document.path).parent
     try:
+        if os.path.commonpath([str(target), str(shown_dir.resolve())]) == os.path.sep:
+            return str(target)
         if shown_dir.resolve() == Path(document.base_dir).resolve():
             relative = os.path.relpath(target, shown_dir.resolve())
             return os.path.normpath(os.path.join(str(shown_dir), relative))
