@@ -42,6 +42,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from validator.rules._values import sdk_number
 from validator.spec import Spec, command_job_from
 
 from . import command, process, status, step_cache
@@ -65,7 +66,7 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     cannot run here. Steps are planned as command jobs only when they start (their inputs are
     upstream outputs that do not exist yet)."""
     from validator import graph, loader
-    from validator.rules.pipeline import analyse, step_edges
+    from validator.rules.pipeline import RUN_SETTINGS, analyse, step_edges
 
     data = spec.data
     settings = data.get("settings") if isinstance(data.get("settings"), dict) else {}
@@ -75,7 +76,7 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     # `parent.inputs.x`): port -> the binding's parts, for the inputs and outputs it binds.
     wiring: dict[str, dict[str, dict[str, list[str]]]] = {}
     for binding in pipeline.bindings:
-        if binding.whole and binding.section in ("inputs", "outputs"):
+        if binding.whole and binding.section in ("inputs", "outputs", *RUN_SETTINGS):
             wiring.setdefault(binding.step, {}).setdefault(binding.section, {})[binding.port] = list(binding.parts)
     steps: dict[str, Any] = {}
     for step_name, node in (data.get("jobs") or {}).items():
@@ -205,7 +206,7 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
             job[key] = definition[key]
     for key in ("resources", "distribution"):
         if isinstance(job.get(key), dict):
-            job[key] = _bound_settings(job[key], plan, f"step '{step_name}': {key}")
+            job[key] = _bound_settings(job[key], step["wiring"].get(key, {}), plan, f"step '{step_name}': {key}")
     if isinstance(job.get("code"), str):
         code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
         job["code"] = str((Path(step["base_dir"]) / code).resolve())
@@ -259,7 +260,8 @@ def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict
         if node.get(key) is not None:
             data[key] = node[key]
     if isinstance(data.get("limits"), dict):
-        data["limits"] = _bound_settings(data["limits"], plan, f"step '{step_name}': limits")
+        data["limits"] = _bound_settings(data["limits"], plan["steps"][step_name]["wiring"].get("limits", {}),
+                                         plan, f"step '{step_name}': limits")
     if job.get("compute"):
         data["compute"] = job["compute"]
     return data
@@ -292,23 +294,24 @@ def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs:
 
 
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
-_PARENT_INPUT = re.compile(r"^\$\{\{\s*parent\.inputs\.([A-Za-z_][A-Za-z0-9_.]*)\s*\}\}$")
-
-
-def _bound_settings(settings: dict[str, Any], plan: dict[str, Any], where: str) -> dict[str, Any]:
+def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan: dict[str, Any],
+                    where: str) -> dict[str, Any]:
     """A step's run settings (resources, distribution, a sweep step's limits) with each value that
-    is one whole `${{parent.inputs.NAME}}` replaced by that pipeline input's value, as the service
-    resolves it (`instance_count: ${{parent.inputs.nodes}}`)."""
-    out = {}
-    for key, value in settings.items():
-        match = _PARENT_INPUT.match(value.strip()) if isinstance(value, str) else None
-        if match:
-            planned = plan["inputs"].get(match[1])
-            if planned is None or planned["type"] != "literal" or planned.get("value") is None:
-                raise RunnerError(f"{where}.{key} is bound to '{value.strip()}', which is no pipeline input "
-                                  "with a value; declare it under the pipeline's `inputs:` with a number")
-            value = planned["value"]
-        out[key] = value
+    ``bound`` (the step's wiring for that section: key -> the binding's parts) binds to a pipeline
+    input replaced by that input's value, as the service resolves it
+    (`instance_count: ${{parent.inputs.nodes}}`). A pipeline input's value is planned as its text
+    (what a command substitutes); here it fills a number, so a numeric text becomes the number."""
+    out = dict(settings)
+    for key, parts in bound.items():
+        if key not in out or parts[1] != "inputs":
+            continue
+        planned = plan["inputs"].get(parts[2])
+        if planned is None or planned["type"] != "literal" or planned.get("value") is None:
+            raise RunnerError(f"{where}.{key} is bound to '{str(out[key]).strip()}', which is no pipeline input "
+                              "with a value; declare it under the pipeline's `inputs:` with a number")
+        number = sdk_number(planned["value"])
+        # Not a number: kept as written, so the check of that setting names it.
+        out[key] = planned["value"] if number is None else int(number) if number.is_integer() else number
     return out
 
 

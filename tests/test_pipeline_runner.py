@@ -19,6 +19,7 @@ from amlrun import aml_run
 from conftest import ROOT
 from runner import assets, jobs, pipeline, status, step_cache
 from runner.workspace import Workspace
+from validator.spec import load_spec
 
 LAB = ROOT / "scenarios" / "pipeline-prep-train-eval"
 
@@ -334,6 +335,23 @@ def test_a_sweep_steps_limits_bound_to_a_pipeline_input_take_its_value(tmp_path:
     assert shown["status"] == "Completed", failures(shown)
     tune = jobs.show(workspace, shown["jobs"]["tune"]["name"])
     assert len(tune["trials"]) == 2 and tune["limits"]["max_total_trials"] == 2
+
+
+def test_a_steps_distribution_and_resources_bound_to_pipeline_inputs_get_their_numbers(tmp_path: Path) -> None:
+    spec = pipeline_spec(tmp_path, {"train": inline("""\
+            command: echo hi
+            environment: {image: python:3.11-slim}
+            resources:
+              instance_count: ${{parent.inputs.nodes}}
+            distribution:
+              type: pytorch
+              process_count_per_instance: ${{parent.inputs.procs}}
+            """)}, settings="inputs:\n  procs: 2\n  nodes: 1\n")
+    plan = pipeline.plan_pipeline(load_spec(spec), Workspace.locate(tmp_path / ".amllab"), "p", tmp_path / "run")
+    job = pipeline.step_job_data(plan, "train", {})
+    # Numbers, as the launcher needs them (the text '2' was refused as "not a whole number").
+    assert job["resources"] == {"instance_count": 1}
+    assert job["distribution"] == {"type": "pytorch", "process_count_per_instance": 2}
 
 
 def test_a_pipeline_component_step_runs_its_own_steps_and_hands_on_its_outputs(tmp_path: Path) -> None:

@@ -430,11 +430,13 @@ def _parse(path: str, text: str, base_dir: Path | None = None) -> tuple[Document
     return document, builder.problems
 
 
-def load_path(path: Path, display: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[Document | None, list[Diagnostic]]:
-    """Read and parse a file on disk; never raises for a missing or unreadable file."""
+def load_path(path: Path, display: str | None = None, max_bytes: int = DEFAULT_MAX_BYTES,
+              raw: bytes | None = None) -> tuple[Document | None, list[Diagnostic]]:
+    """Read and parse a file on disk (``raw``: its bytes, when the caller has read them already);
+    never raises for a missing or unreadable file."""
     shown = display or str(path)
     try:
-        raw = path.read_bytes()
+        raw = path.read_bytes() if raw is None else raw
     except OSError as error:
         return None, [Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {error.strerror or error}")]
     text, problem = decode(shown, raw, max_bytes)

@@ -97,10 +97,15 @@ def is_arm_id(text: str) -> bool:
     return bool(_ARM_ID.match(text.strip()))
 
 
+def _target(base_dir: Path, reference: str) -> Path:
+    """The file a local ``reference`` (`./x.yml`, `file:./x.yml`) names, seen from ``base_dir``."""
+    text = reference[len("file:"):] if reference.startswith("file:") else reference
+    return resolved(Path(base_dir) / text)
+
+
 def resolve(document: Document, reference: str) -> Referenced:
     """Load ``reference`` relative to the folder of ``document`` (as the SDK resolves it)."""
-    text = reference[len("file:"):] if reference.startswith("file:") else reference
-    path = resolved(document.base_dir / text)
+    path = _target(document.base_dir, reference)
     status = fs.stat(path)
     if status is None:
         return Referenced(path, None, False)
@@ -147,11 +152,10 @@ def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
             if not name.endswith((".yml", ".yaml")) or candidate == target:
                 continue
             try:
-                if needle not in candidate.read_bytes():
-                    continue
+                raw = candidate.read_bytes()
             except OSError:
                 continue
-            if _uses(candidate, target):
+            if needle in raw and _uses(candidate, raw, target):
                 users.append(candidate)
         if folder.parent == folder:
             break
@@ -160,8 +164,8 @@ def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
     return users
 
 
-def _uses(candidate: Path, target: Path) -> bool:
-    document, _ = load_path(candidate, max_bytes=DEFAULT_MAX_BYTES)
+def _uses(candidate: Path, raw: bytes, target: Path) -> bool:
+    document, _ = load_path(candidate, max_bytes=DEFAULT_MAX_BYTES, raw=raw)
     if document is None or not isinstance(document.data, dict):
         return False
     if detect(document).kind not in ("pipelineJob", "pipelineComponent"):
@@ -174,10 +178,8 @@ def _uses(candidate: Path, target: Path) -> bool:
             reference = step.get(key)
             if not is_local_path(reference):
                 continue
-            text = reference.strip()
-            text = text[len("file:"):] if text.startswith("file:") else text
             try:
-                if resolved(candidate.parent / text) == target:
+                if _target(candidate.parent, reference.strip()) == target:
                     return True
             except (OSError, ValueError):
                 continue

@@ -354,7 +354,7 @@ def analyse(document: Document) -> Pipeline:
         for section in RUN_SETTINGS:
             for key, value in _mapping(node.get(section)).items():
                 if isinstance(value, str):
-                    _collect(name, section, None, base + (section, key), value, False, pipeline.bindings)
+                    _collect(name, section, key, base + (section, key), value, False, pipeline.bindings)
     document.__dict__["_pipeline_analysis"] = pipeline
     return pipeline
 
