@@ -33,19 +33,45 @@ comment (``#`` ...)       ``shlex.quote(value)`` with each newline written as ``
 here-document body        no newline allowed, and the line must not become the delimiter; with
                           a quoted delimiter (``<<'EOF'``) the value goes in as is, with an
                           unquoted one only values made of ASCII letters, digits and
-                          ``_@%+=:,./-`` are accepted (bash would expand the rest)
+                          ``_@%+=:,./-`` are accepted (bash would expand the rest), and not an
+                          empty one after a ``$(`` or backquote on the line
+*uncertain* (below)       only a non-empty value made of ASCII letters, digits and
+                          ``_@%+=:,./-`` (an integer where the position is still known to be
+                          arithmetic), inserted as is; any other value is refused with the
+                          input, its line and column in the command, and the fix: assign the
+                          value to a shell variable where quoting is certain
+                          (``VALUE=${{inputs.x}};`` first) and write ``"$VALUE"`` there
 ========================  ====================================================================
 
+A position is *uncertain* where bash reads the text in a way the state machine does not model
+exactly, so a quoted value could still be read as code there. Such positions are found by a
+differential test that runs generated commands and payloads under real bash
+(``tools/shell_differential.py``). Uncertain are:
+
+* anything inside a ``$( )`` or backquotes within ``${name...}`` (quoted or not): bash reads
+  that word twice, once to find the ``}`` and once to expand it, with quote rules of its own;
+* double quotes within ``"${name...}"``: bash drops them before it reads ``$name`` there;
+* a ``$( )`` inside backquotes: bash parses it before it removes the backquotes' backslashes;
+* everything after a construct the renderer cannot follow to its end, to the end of the
+  command: a here-document inside ``$( )`` or backquotes (bash ends it at a line that *starts*
+  with the delimiter, ``EOF)``, or at the backquote), a here-document whose line continues
+  into a ``$( )``, ``((``/``$((`` that bash re-reads as nested subshells (a ``'``, newline,
+  ``;`` outside ``for ((...))``, or an unmatched ``)``), and a ``case`` inside ``$( )`` not
+  written ``case WORD in``, or whose ``case``/``esac`` follows a reference.
+
+``case`` and ``esac`` count as keywords inside ``$( )`` only where bash reads a keyword: at the
+start of a command, or after ``then``, ``do``, ``!``, ... (``echo case x in y`` is not one).
+
 A backslash, or a ``$``, right before a reference is refused: it would combine with the first
-character of the quoted value. A value containing NUL is refused: no process can receive it.
+character of the quoted value. So is ``$name`` right before one (also across quotes, as in
+``"$X"${{inputs.x}}``): bash would read the value's first letters as part of the variable's
+name; write ``${name}``. A value containing NUL is refused: no process can receive it.
 
-Known limits, where the tracked state can differ from bash's (the command's author, not a value,
-controls these, and each is rare in a job's command):
+Known limits (the command's author, not a value, controls these):
 
-* Inside ``$( ... )`` a ``case`` statement is recognised only when written ``case WORD in``
-  with WORD free of blanks; otherwise its patterns' ``)`` ends the substitution early. (Backquotes
-  have no such problem: bash ends them at the next unescaped backquote.) ``$(( ... ))`` that bash
-  re-reads as a nested subshell is tracked as arithmetic until its first unmatched ``)``.
+* An inert value in an uncertain position is inserted as it is; it cannot start a command, but
+  it is a word bash may read as a keyword (``esac``), a here-document delimiter or an
+  assignment, and the renderer cannot tell there whether the program receives exactly its text.
 * Inside ``"${name...}"`` only the default-value operators (``:-``, ``-``, ``:=``, ``:+``, ...)
   are modelled; a reference within quotes there accepts only the inert values above.
 * Here-document bodies are read line by line and not parsed further; ``<<-`` strips leading
@@ -82,6 +108,9 @@ _PARAM_ARITHMETIC = re.compile(r"[!#]?[\w@*#?$!-]*\[[^\]]*|[!#]?[\w@*#?$!-]+(\[[
 _CASE = re.compile(r"case[ \t]+[^ \t\n;&|()<>]+[ \t\n]+in(?=[ \t\n])")
 _ESAC = re.compile(r"esac(?=[ \t\n;&|)]|$)")
 _INERT_HINT = "ASCII letters, digits and _@%+=:,./-"
+# Words after which the next word is again in command position (so "case" there is a keyword).
+_LEADING_RESERVED = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"})
+_COMMAND_BREAK = frozenset(";&|(\n)")
 
 
 class RenderError(ValueError):
@@ -141,6 +170,7 @@ def _check_references(template: Template, values: Mapping[str, str | None]) -> N
 class _Slot:
     ref: Reference
     value: str
+    where: str  # "line L, column C", for messages
 
 
 def _items(template: Template, values: Mapping[str, str | None]) -> list[str | _Slot]:
@@ -159,7 +189,9 @@ def _items(template: Template, values: Mapping[str, str | None]) -> list[str | _
             i += len(BLOCK_CLOSE)
         elif i in refs:
             ref = refs[i]
-            items.append(_Slot(ref, values[ref.dotted]))
+            line = text.count("\n", 0, i) + 1
+            column = i - (text.rfind("\n", 0, i) + 1) + 1
+            items.append(_Slot(ref, values[ref.dotted], f"line {line}, column {column}"))
             i = ref.end
         else:
             items.append(text[i])
@@ -177,8 +209,12 @@ class _Frame:
     quoting: str = ""
     depth: int = 0  # open "(" in cmd/arith, open "{" in param
     closer: str = ""  # arith: "))" or "]"
-    start: int = 0  # param: index of the first item after "${"
+    start: int = 0  # index of the first item after the opening
     cases: int = 0  # cmd: "case" statements open, whose patterns end in ")"
+    loop: bool = False  # arith: "for ((...))", whose ";" are arithmetic
+    # Why bash's reading of this frame is not modelled with certainty ("" when it is); inherited
+    # by every frame inside it.
+    uncertain: str = ""
 
 
 @dataclass(frozen=True)
@@ -191,11 +227,15 @@ class _Heredoc:
 class _Renderer:
     """Walks the items once, copying characters and quoting each slot for the current frame."""
 
-    def __init__(self, items: list[str | _Slot]) -> None:
+    def __init__(self, items: list[str | _Slot], uncertain: str = "", nested: bool = False) -> None:
         self.items = items
         self.i = 0
         self.out: list[str] = []
-        self.stack = [_Frame("top")]
+        self.stack = [_Frame("top", uncertain=uncertain)]
+        self.nested = nested  # the command inside backquotes: its "top" is itself nested
+        # Set once the state machine can no longer be sure it follows bash: every later slot is
+        # uncertain. Why, for the message.
+        self.lost = ""
         self.word_start = True  # only meaningful in "top"/"cmd": may "#" or "((" start here?
         self.heredocs: list[_Heredoc] = []
         self.rendered: dict[_Slot, str] = {}
@@ -222,7 +262,22 @@ class _Renderer:
     def _push(self, frame: _Frame, count: int) -> None:
         self._emit(count)
         frame.start = self.i
+        outer = self.stack[-1]
+        if not frame.uncertain:
+            frame.uncertain = outer.uncertain
+        if not frame.uncertain and outer.kind == "param" and frame.kind == "cmd":
+            # Bash reads the word of "${x:-...}" twice (to find its "}", then to expand it), with
+            # quoting rules for a nested "$( )" that depend on the version and the surrounding
+            # quotes: not modelled.
+            frame.uncertain = "inside a command substitution within '${...}'"
         self.stack.append(frame)
+
+    def _uncertainty(self) -> str:
+        return self.lost or self.stack[-1].uncertain
+
+    def _lose(self, why: str) -> None:
+        if not self.lost:
+            self.lost = why
 
     def _pop(self, count: int = 1) -> None:
         self._emit(count)
@@ -230,7 +285,16 @@ class _Renderer:
         self.word_start = False  # a closing quote or parenthesis continues the word
 
     def _slot(self, slot: _Slot, context: str) -> None:
-        text = _render_value(slot, context)
+        if context not in ("single", "ansi-c", "comment"):
+            _check_not_after_name(slot, self.items[max(0, self.i - 200):self.i])
+        uncertain = self._uncertainty()
+        if uncertain and context == "arithmetic":
+            # Still known to be arithmetic: a name there would be evaluated, so only an integer.
+            text = _render_value(slot, context)
+        elif uncertain:
+            text = _uncertain_value(slot, uncertain)
+        else:
+            text = _render_value(slot, context)
         self.rendered[slot] = text
         self.out.append(text)
         self.i += 1
@@ -238,7 +302,7 @@ class _Renderer:
 
     def _escape(self) -> None:
         if isinstance(self._peek(1), _Slot):
-            raise RenderError(f"a backslash right before {self._peek(1).ref.text} would escape the "
+            raise RenderError(f"a backslash right before {self._peek(1).ref.text} (at {self._peek(1).where} of the command) would escape the "
                               f"first character of its quoted value; remove the backslash")
         self._emit(2)
         self.word_start = False
@@ -247,12 +311,15 @@ class _Renderer:
         """``$`` in a frame where it expands; ``quoting`` is what a ``${`` here inherits."""
         nxt, after = self._peek(1), self._peek(2)
         if isinstance(nxt, _Slot):
-            raise RenderError(f"a '$' right before {nxt.ref.text} would make bash expand its "
+            raise RenderError(f"a '$' right before {nxt.ref.text} (at {nxt.where} of the command) would make bash expand its "
                               f"value; remove the '$' or put the reference after it in quotes")
         if nxt == "(" and after == "(":
             self._push(_Frame("arith", closer="))"), 3)
         elif nxt == "(":
-            self._push(_Frame("cmd"), 2)
+            # Bash reads a "$( )" inside backquotes twice: to find the backquotes' end, before
+            # it removes their backslashes, and then to run it.
+            why = "inside a command substitution within backquotes" if self.nested else ""
+            self._push(_Frame("cmd", uncertain=why), 2)
         elif nxt == "[":
             self._push(_Frame("arith", closer="]"), 2)
         elif nxt == "{":
@@ -282,11 +349,18 @@ class _Renderer:
         elif item == "#" and self.word_start:
             self._comment()
         elif item == "(" and self.word_start and self._peek(1) == "(":
-            self._push(_Frame("arith", closer="))"), 2)
+            loop = "".join(str(x) for x in self.out[-8:]).rstrip(" \t").endswith("for")
+            self._push(_Frame("arith", closer="))", loop=loop), 2)
         elif item == "<" and self._peek(1) == "<" and self._peek(2) != "<":
+            if frame.kind != "top" or self.nested:
+                # Bash ends a here-document inside "$( )" at a line that starts with the
+                # delimiter ("EOF)" too), and inside backquotes at the closing backquote.
+                self._lose("after a here-document inside '$( )' or backquotes")
             self._heredoc_operator()
         elif item == "\n":
             self._emit()
+            if self.heredocs and frame.kind != "top":
+                self._lose("after a here-document whose line continues inside '$( )'")
             if self.heredocs:
                 self._heredoc_bodies()
         else:
@@ -297,10 +371,43 @@ class _Renderer:
     def _case_keyword(self, frame: _Frame) -> None:
         # In "$(case x in a) ...;; esac)" the pattern's ")" does not end the substitution.
         ahead = "".join(item if isinstance(item, str) else "x" for item in self.items[self.i:self.i + 200])
-        if _CASE.match(ahead):
+        keyword = ahead.startswith("case") and (len(ahead) == 4 or ahead[4] in _WORD_BREAK)
+        if not keyword and not (frame.cases and _ESAC.match(ahead)):
+            return
+        position = self._command_position(self.i, frame)
+        if position is None:
+            self._lose("after a 'case' or 'esac' next to a reference, inside '$( )'")
+        elif not position:
+            return  # an argument, such as "echo case"
+        elif keyword and _CASE.match(ahead):
             frame.cases += 1
-        elif frame.cases and _ESAC.match(ahead):
+        elif keyword:
+            self._lose("after a 'case' inside '$( )' not written 'case WORD in'")
+        else:
             frame.cases -= 1
+
+    def _command_position(self, index: int, frame: _Frame) -> bool | None:
+        """Whether the word starting at ``index`` is where bash reads a keyword; None: unknown."""
+        k = index - 1
+        while k >= frame.start and self.items[k] in (" ", "\t"):
+            k -= 1
+        if k < frame.start:
+            return True
+        if isinstance(self.items[k], _Slot):
+            return None
+        if self.items[k] in _COMMAND_BREAK:
+            return True
+        end = k + 1
+        while k >= frame.start and isinstance(self.items[k], str) and self.items[k] not in _WORD_BREAK:
+            k -= 1
+        if k >= frame.start and isinstance(self.items[k], _Slot):
+            return None
+        previous = "".join(self.items[k + 1:end])
+        if previous == "in":
+            return None  # "case x in esac", or "for x in esac": not told apart
+        if previous in _LEADING_RESERVED:
+            return self._command_position(k + 1, frame)
+        return False
 
     def _parenthesis(self, frame: _Frame, item: str) -> None:
         if frame.kind == "cmd" and item == ")" and frame.depth == 0:
@@ -362,7 +469,9 @@ class _Renderer:
             self._push(_Frame("sq", quoting="" if frame.quoting == "unquoted" else "opaque"), 1)
         elif item == '"':
             arithmetic = frame.quoting == "arithmetic"
-            self._push(_Frame("dq", quoting="arithmetic" if arithmetic else ""), 1)
+            # Within '"${x:-"..."}"' bash drops the inner quotes before it reads "$name"s.
+            why = "inside double quotes within '\"${...}\"'" if frame.quoting == "double" else ""
+            self._push(_Frame("dq", quoting="arithmetic" if arithmetic else "", uncertain=why), 1)
         else:
             self._emit()
 
@@ -395,8 +504,14 @@ class _Renderer:
         elif item == ")" and closer == ")" and self._peek(1) == ")":
             self._pop(2)
         elif item == ")" and closer == ")":
-            # "$((a) b)" is a subshell inside "$( )": from here on it is a command substitution.
+            # "$((a) b)" is a subshell inside "$( )": from here on it is a command substitution,
+            # and what came before was not read as bash read it.
+            self._lose("after '((' that bash reads as nested subshells")
             frame.kind, frame.depth = "cmd", 0
+            self._emit()
+        elif item in ("'", "\n") or (item == ";" and not frame.loop):
+            # Not arithmetic: bash will read "((" as nested subshells, whose quoting differs.
+            self._lose("after '((' that bash reads as nested subshells")
             self._emit()
         else:
             self._emit()
@@ -412,8 +527,13 @@ class _Renderer:
             end += 2 if self.items[end] == "\\" else 1
         end = min(end, len(self.items))
         raw = self.items[self.i + 1:end]
-        inner = _Renderer(_unescape_backquoted(raw, in_double))
+        uncertain = self._uncertainty()
+        if not uncertain and self.stack[-1].kind == "param":
+            uncertain = "inside backquotes within '${...}'"
+        inner = _Renderer(_unescape_backquoted(raw, in_double), uncertain=uncertain, nested=True)
         inner.run()
+        if inner.lost:
+            self._lose(inner.lost)
         self.out.append("`")
         for item in raw:
             if isinstance(item, _Slot):
@@ -452,7 +572,7 @@ class _Renderer:
         while self.i < len(self.items):
             item = self.items[self.i]
             if isinstance(item, _Slot):
-                raise RenderError(f"{item.ref.text} cannot be a here-document delimiter")
+                raise RenderError(f"{item.ref.text} (at {item.where} of the command) cannot be a here-document delimiter")
             if item in _WORD_BREAK:
                 break
             self._emit()
@@ -461,7 +581,7 @@ class _Renderer:
                 while self.i < len(self.items) and self.items[self.i] != item:
                     inner = self.items[self.i]
                     if isinstance(inner, _Slot):
-                        raise RenderError(f"{inner.ref.text} cannot be a here-document delimiter")
+                        raise RenderError(f"{inner.ref.text} (at {inner.where} of the command) cannot be a here-document delimiter")
                     word.append(inner)
                     self._emit()
                 self._emit()
@@ -469,7 +589,7 @@ class _Renderer:
                 quoted = True
                 nxt = self._peek(0)
                 if isinstance(nxt, _Slot):
-                    raise RenderError(f"{nxt.ref.text} cannot be a here-document delimiter")
+                    raise RenderError(f"{nxt.ref.text} (at {nxt.where} of the command) cannot be a here-document delimiter")
                 if nxt is not None:
                     word.append(nxt)
                     self._emit()
@@ -490,7 +610,20 @@ class _Renderer:
                 item = self.items[self.i]
                 if isinstance(item, _Slot):
                     last_slot = item
+                    opened = "".join(str(x) for x in line)
+                    if not heredoc.quoted and ("$(" in opened or "`" in opened) and not self._uncertainty():
+                        # Bash runs a "$( )" or backquotes in the body as a command, which is
+                        # not parsed here.
+                        _uncertain_value(item, "inside a command substitution in a here-document")
+                    if self._uncertainty():
+                        if line and line[-1] in ("$", "\\"):
+                            raise RenderError(f"a {line[-1]!r} right before {item.ref.text} (at "
+                                              f"{item.where} of the command) would combine with "
+                                              f"its value; remove it")
+                        _uncertain_value(item, self._uncertainty())
                     self.rendered[item] = _heredoc_value(item, heredoc)
+                    if not heredoc.quoted:
+                        _check_not_after_name(item, line)
                     item = self.rendered[item]
                 line.append(item)
                 self.i += 1
@@ -501,7 +634,7 @@ class _Renderer:
                 self.i += 1
             if (text.lstrip("\t") if heredoc.strip_tabs else text) == heredoc.delimiter:
                 if last_slot is not None:
-                    raise RenderError(f"the value of {last_slot.ref.text} would make a line equal "
+                    raise RenderError(f"the value of {last_slot.ref.text} (at {last_slot.where} of the command) would make a line equal "
                                       f"to '{heredoc.delimiter}' and end the here-document early")
                 return
 
@@ -509,7 +642,7 @@ class _Renderer:
 # -- values ------------------------------------------------------------------------------------------
 
 def _render_value(slot: _Slot, context: str) -> str:
-    value, name = slot.value, slot.ref.text
+    value, name = slot.value, f"{slot.ref.text} (at {slot.where} of the command)"
     if "\0" in value:
         raise RenderError(f"the value of {name} contains a NUL character, which cannot be passed "
                           f"to a process")
@@ -533,8 +666,45 @@ def _render_value(slot: _Slot, context: str) -> str:
     return value
 
 
-def _heredoc_value(slot: _Slot, heredoc: _Heredoc) -> str:
+def _check_not_after_name(slot: _Slot, before: list[str | _Slot]) -> None:
+    """Refuse ``$name`` right before a slot: bash would read the value's first letters as part of
+    the variable's name (``$X`` and ``abc`` give ``$Xabc``)."""
+    k = len(before)
+    while k > 0 and before[k - 1] in ('"', "'"):
+        k -= 1  # within '"${x:-"$X"..."}"' bash joins "$X" and the value across the quotes
+    end = k
+    while k > 0 and isinstance(before[k - 1], str) and len(before[k - 1]) == 1 and \
+            (before[k - 1].isascii() and (before[k - 1].isalnum() or before[k - 1] == "_")):
+        k -= 1
+    name = "".join(before[k:end])  # type: ignore[arg-type]
+    if not name or name[0].isdigit() or k == 0 or before[k - 1] != "$":
+        return
+    if k >= 2 and before[k - 2] == "\\":
+        return  # "\$X" is not an expansion
+    raise RenderError(f"'${name}' right before {slot.ref.text} (at {slot.where} of the command) would "
+                      f"make bash read the value's first characters as part of the variable's name; "
+                      f"write '${{{name}}}' instead")
+
+
+def _uncertain_value(slot: _Slot, why: str) -> str:
+    """A slot where the renderer is not sure how bash reads the text: only an inert value."""
     value, name = slot.value, slot.ref.text
+    if not value:
+        raise RenderError(f"{name} (at {slot.where} of the command) is {why}, where the quoting bash "
+                          f"applies is not certain and an empty value would vanish; give it a value, "
+                          f"or assign it to a shell variable first, where its quoting is certain "
+                          f"(start the command with VALUE={name};) and write \"$VALUE\" here instead")
+    if not _INERT.fullmatch(value):
+        raise RenderError(f"{name} (at {slot.where} of the command) is {why}, where the quoting bash "
+                          f"applies is not certain; only values made of {_INERT_HINT} can be "
+                          f"substituted there, not {value!r}. To pass any value, assign it to a shell "
+                          f"variable first, where its quoting is certain (start the command with "
+                          f"VALUE={name};) and write \"$VALUE\" here instead")
+    return value
+
+
+def _heredoc_value(slot: _Slot, heredoc: _Heredoc) -> str:
+    value, name = slot.value, f"{slot.ref.text} (at {slot.where} of the command)"
     if "\0" in value:
         raise RenderError(f"the value of {name} contains a NUL character, which cannot be passed "
                           f"to a process")
