@@ -22,13 +22,13 @@ current directory when there is no spec).
 from __future__ import annotations
 
 import os
-import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator import workspace as registry_format
+from validator.names import name_problem
 
 from .errors import NotFound, RunnerError
 
@@ -47,16 +47,22 @@ _NOUNS = ("apple", "bird", "brook", "cabbage", "cloud", "comet", "dream", "feath
           "lamp", "leaf", "lemon", "moon", "night", "ocean", "pepper", "river", "seed", "spoon",
           "star", "stone", "tail", "tiger", "tree", "wave", "yacht")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-# Job names become folder names here; letters, digits, "-" and "_" are what the service's
-# generated and documented names use, and nothing else can climb out of runs/.
-JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,254}")
+# The datastore a `${{default_datastore}}` in an output path means: a workspace's default
+# is workspaceblobstore (https://learn.microsoft.com/en-us/cli/azure/ml/datastore).
+DEFAULT_DATASTORE = "workspaceblobstore"
+
+
+def check_name(kind: str, name: str) -> str:
+    """``name`` if it is a valid ``kind`` name (validator.names: the service's rules, which
+    also keep every name that becomes a folder here inside the workspace); else one error."""
+    problem = name_problem(kind, name)
+    if problem is not None:
+        raise RunnerError(problem)
+    return name
 
 
 def check_job_name(name: str) -> str:
-    if not JOB_NAME.fullmatch(name):
-        raise RunnerError(f"job name {name!r} is not valid: use letters, digits, '-' and '_', starting "
-                          "with a letter or digit (at most 255 characters)")
-    return name
+    return check_name("job", name)
 
 
 @dataclass(frozen=True)
@@ -159,8 +165,27 @@ class Workspace:
                 return trial
         return direct
 
-    def datastore_path(self, datastore: str, path: str) -> Path:
-        return self.folder / "datastores" / datastore / path.lstrip("/")
+    @property
+    def datastores(self) -> Path:
+        return self.folder / "datastores"
+
+    def datastore_path(self, datastore: str, path: str, uri: str | None = None) -> Path:
+        """Where ``azureml://datastores/<datastore>/paths/<path>`` is here, which must be inside
+        that datastore's folder: a spec can reach the runner with the linter's AML807 suppressed
+        or through `--set`, and a `..` would otherwise read or write anywhere. Links the user
+        made inside the datastore folder are theirs, and are followed."""
+        shown = uri or f"azureml://datastores/{datastore}/paths/{path}"
+        if datastore == "${{default_datastore}}":
+            datastore = DEFAULT_DATASTORE
+        problem = name_problem("datastore", datastore)
+        if problem is not None:
+            raise RunnerError(f"{shown}: {problem}")
+        root = self.datastores / datastore
+        location = Path(os.path.normpath(root / path.lstrip("/")))
+        if ".." in path.replace("\\", "/").split("/") or (location != root and root not in location.parents):
+            raise RunnerError(f"{shown} leaves the datastore: a datastore path is a location inside datastore "
+                              f"'{datastore}' ({root} here), written from its root without '..' segments")
+        return location
 
     # -- jobs ----------------------------------------------------------------------------------
 

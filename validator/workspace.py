@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from .errors import UsageError
+from .names import name_problem
 
 FILE_NAME = "workspace.yml"
 VERSIONED = ("data", "environments", "components")
@@ -46,6 +47,8 @@ REGISTER_COMMANDS = {
 }
 TITLES = {"data": "data asset", "environments": "environment", "components": "component",
           "computes": "compute"}
+# The kind of name (validator.names) each section holds.
+NAME_KINDS = {"data": "data", "environments": "environment", "components": "component", "computes": "compute"}
 
 
 @dataclass(frozen=True)
@@ -131,6 +134,12 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
 
     if section not in SECTIONS:
         raise UsageError(f"unknown registry section {section!r}")
+    # Names become folders of the workspace (computes/<name>/, components/<name>-<hash>/) and
+    # are what the service would accept; one check keeps `../x` out of the registry.
+    problem = name_problem(NAME_KINDS[section], name) or (
+        name_problem("version", version) if version is not None and section in VERSIONED else None)
+    if problem is not None:
+        raise UsageError(f"cannot register {TITLES[section]} {name!r}: {problem}")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / FILE_NAME
     with open(folder / (FILE_NAME + ".lock"), "a") as lock:
