@@ -65,7 +65,7 @@ def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dic
                          f"{name} --version 1 --path <local copy>`")
     if path.startswith("azureml://datastores/"):
         datastore, _, rest = path[len("azureml://datastores/"):].partition("/paths/")
-        source = workspace.datastore_path(datastore, rest)
+        source = workspace.datastore_path(datastore, rest, uri=path)
         origin = f"datastore {datastore}"
     elif path.startswith("azureml:") and not path.startswith("azureml://"):
         asset_name, version, entry = workspace.lookup("data", path)
@@ -182,7 +182,7 @@ def plan_output(output: JobOutput, run_dir: Path, workspace: Workspace, job_name
     if output.path and output.path.startswith("azureml://datastores/"):
         written = output.path.replace("${{name}}", job_name).replace("${{output_name}}", output.name)
         datastore, _, rest = written[len("azureml://datastores/"):].partition("/paths/")
-        location = workspace.datastore_path(datastore, rest)
+        location = workspace.datastore_path(datastore, rest, uri=written)
     else:
         location = run_dir / "outputs" / output.name
     if output.type == "uri_file":
