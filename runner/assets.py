@@ -4,6 +4,7 @@ conda file parses, the component lints clean) and returns the entry as ``show`` 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from validator.spec import load_asset, load_spec
 
 from . import environments
 from .errors import NotFound, RunnerError
-from .workspace import SECTION_OF, Workspace, check_name
+from .workspace import SECTION_OF, TEMP_PREFIX, Workspace, check_name, remove_stale_temporaries
 
 DATA_TYPES = ("uri_file", "uri_folder", "mltable")
 
@@ -123,7 +124,8 @@ def _frozen_component(workspace: Workspace, data: dict[str, Any], source: Path, 
     base = source.resolve().parent
     store = workspace.folder / "components"
     store.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store))
+    remove_stale_temporaries(store)
+    staging = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=store))
     try:
         code = data.get("code")
         if isinstance(code, str) and not code.startswith(("azureml:", "http:", "https:", "git+")):

@@ -65,6 +65,50 @@ def check_job_name(name: str) -> str:
     return check_name("job", name)
 
 
+# A folder built aside and renamed into place (a step-cache entry, a registered component's
+# snapshot) is named <prefix><pid>-<random>: the pid tells whether its writer still lives.
+TEMP_PREFIX = ".tmp-"
+# A temporary whose writer cannot be told (an older name without a pid, or a pid that now
+# belongs to another process) is stale once it is this old; no copy takes a day.
+STALE_AFTER = 24 * 3600.0
+
+
+def temporary_name() -> str:
+    return f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+
+
+def remove_stale_temporaries(folder: Path, now: float | None = None) -> list[Path]:
+    """Remove what interrupted writers (a killed step, a killed ``component create``) left in
+    ``folder``: ``.tmp-<pid>-*`` entries whose process is gone, and any ``.tmp-*`` entry older
+    than :data:`STALE_AFTER`. A live writer's temporary is never touched. Returns what was removed."""
+    import shutil
+    import time
+
+    from .process import pid_alive
+
+    removed = []
+    now = time.time() if now is None else now
+    try:
+        entries = [entry for entry in os.scandir(folder) if entry.name.startswith(TEMP_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        writer = entry.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        try:
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue  # renamed or removed by its writer meanwhile
+        dead = writer.isdigit() and int(writer) != os.getpid() and not pid_alive(int(writer))
+        if dead or age > STALE_AFTER:
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 @dataclass(frozen=True)
 class Workspace:
     folder: Path
@@ -117,6 +161,7 @@ class Workspace:
                 (self.folder / sub).mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise RunnerError(f"cannot create the workspace at {self.folder}: {error.strerror}") from None
+        registry_format.clean_stale_temporaries(self.folder)  # a killed `... create`'s half-written registry
         ignore = self.folder / ".gitignore"
         if not ignore.exists():
             # Teams keep job YAML in git: the registry may be shared, the runs never.

@@ -144,6 +144,7 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
     path = folder / FILE_NAME
     with open(folder / (FILE_NAME + ".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _remove_temporaries(folder)
         registry = load_registry(folder)
         assets = {s: dict(registry.assets.get(s, {})) for s in SECTIONS}
         if section in VERSIONED:
@@ -174,3 +175,36 @@ def latest(registry: Registry, section: str, name: str) -> str | None:
     """The most recently registered version of ``name`` (the one `@latest` means)."""
     versions = registry.versions(section, name)
     return versions[-1] if versions else None
+
+
+def _temporaries(folder: Path) -> list[Path]:
+    """What an interrupted write of workspace.yml leaves (validator.paths.write_text_atomic)."""
+    return sorted(folder.glob(f".{FILE_NAME}.*.tmp"))
+
+
+def _remove_temporaries(folder: Path) -> None:
+    # Only called under the registry's lock, which every writer holds while it writes: a
+    # temporary file seen here belongs to a writer that died before its rename.
+    for temporary in _temporaries(folder):
+        temporary.unlink(missing_ok=True)
+
+
+def clean_stale_temporaries(folder: Path) -> bool:
+    """Remove the temporary files of interrupted registry writes, if the registry's lock is free
+    now (a writer holding it may be mid-write: its file is left alone, and cleaned next time).
+    True when there was nothing left to clean."""
+    import fcntl
+
+    if not _temporaries(folder):
+        return True
+    try:
+        lock = open(folder / (FILE_NAME + ".lock"), "a")
+    except OSError:
+        return False
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        _remove_temporaries(folder)
+    return True
