@@ -148,3 +148,14 @@ def test_the_linter_agrees_with_the_names_the_runner_accepts() -> None:
     assert components.COMPONENT_NAME_RE.pattern == "[a-z][a-z0-9_]*"
     assert name_problem("component definition", "Train") is not None
     assert name_problem("component definition", "train_model") is None
+
+
+def test_a_step_name_that_is_a_path_is_refused_even_with_its_rule_suppressed(tmp_path: Path) -> None:
+    spec = tmp_path / "pipeline.yml"
+    spec.write_text("$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\n"
+                    "type: pipeline\njobs:\n  ../../../escaped:  # amllab: ignore[AML501]\n    type: command\n"
+                    "    command: echo hi\n    environment: {image: python:3.11-slim}\n")
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "step name '../../../escaped' is not valid" in result.stderr
+    assert not list(tmp_path.rglob("escaped")) and nothing_ran(tmp_path)

@@ -5,7 +5,7 @@ each pattern: https://learn.microsoft.com/en-us/azure/templates/microsoft.machin
 and .../workspaces/data, .../workspaces/environments, .../workspaces/models,
 .../workspaces/components, .../workspaces/datastores, .../workspaces/jobs,
 .../workspaces/schedules). On this machine those names also become folder and file names
-(`runs/<job>/`, `computes/<compute>/slot-0.lock`, `components/<name>-<hash>/`,
+(`runs/<job>/`, `runs/<pipeline>/steps/<step>/`, `computes/<compute>/slot-0.lock`, `components/<name>-<hash>/`,
 `schedules/<name>.json`, `datastores/<datastore>/`), so the same patterns keep every one of
 them inside the workspace: none of them admits `/`, `\\` or a name made only of dots.
 
@@ -22,6 +22,8 @@ ASSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,254}")
 # A compute: 3 to 24 characters, a letter first, and not ending in a hyphen and digits (the
 # service keeps "-<n>" for the nodes of a cluster).
 COMPUTE_NAME = re.compile(r"[A-Za-z](?![A-Za-z0-9-]*-\d+$)[A-Za-z0-9-]{2,23}")
+# A pipeline's step: a Python identifier in the SDK, lower case (rule AML501); a folder here.
+STEP_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 # What azure-ai-ml accepts as a component's own `name`.
 COMPONENT_NAME = re.compile(r"[a-z][a-z0-9_]*")
 MAX_COMPONENT_NAME = 255
@@ -40,6 +42,7 @@ _RULES: dict[str, tuple[re.Pattern[str], str]] = {
     "component": (ASSET_NAME, _ASSET_RULE),
     "component definition": (COMPONENT_NAME, "start with a lower-case letter and use only lower-case letters, "
                                              f"digits and '_' (at most {MAX_COMPONENT_NAME} characters)"),
+    "step": (STEP_NAME, "use lower-case letters, digits and '_', starting with a letter or '_'"),
     "compute": (COMPUTE_NAME, "use 3 to 24 letters, digits and '-', starting with a letter and not ending "
                               "in '-' followed by digits"),
     "version": (VERSION, "use letters, digits, '.', '-' and '_', starting with a letter or digit (at most "
