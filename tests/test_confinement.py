@@ -159,3 +159,15 @@ def test_a_step_name_that_is_a_path_is_refused_even_with_its_rule_suppressed(tmp
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "step name '../../../escaped' is not valid" in result.stderr
     assert not list(tmp_path.rglob("escaped")) and nothing_ran(tmp_path)
+
+
+def test_an_output_registered_under_a_path_name_is_refused_before_it_runs(tmp_path: Path) -> None:
+    spec = write_job(tmp_path, "job", """\
+        command: echo hi > ${{outputs.report}}/r.txt
+        outputs:
+          report: {type: uri_folder, name: ../evil, version: "1"}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "data name '../evil' is not valid" in result.stderr and "Traceback" not in result.stderr
+    assert nothing_ran(tmp_path)
