@@ -4,6 +4,7 @@ conda file parses, the component lints clean) and returns the entry as ``show`` 
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +12,7 @@ from validator.spec import load_asset, load_spec
 
 from . import environments
 from .errors import NotFound, RunnerError
-from .workspace import SECTION_OF, Workspace
+from .workspace import SECTION_OF, TEMP_PREFIX, Workspace, check_name, remove_stale_temporaries
 
 DATA_TYPES = ("uri_file", "uri_folder", "mltable")
 
@@ -25,11 +26,16 @@ def _from_file(file: str | Path | None) -> tuple[dict[str, Any], Path]:
     return load_asset(path), path.resolve().parent
 
 
-def _name_version(fields: dict[str, Any], name: str | None, version: str | None, what: str) -> tuple[str, str | None]:
+def _name_version(fields: dict[str, Any], name: str | None, version: str | None, what: str,
+                  kind: str) -> tuple[str, str | None]:
+    """The name and version to register, checked before anything is copied or written."""
     name = name or fields.get("name")
     if not name:
         raise RunnerError(f"{what} needs a name: give --name or `name:` in the file")
     chosen = version if version is not None else fields.get("version")
+    check_name(kind, str(name))
+    if chosen is not None:
+        check_name("version", str(chosen))
     return str(name), None if chosen is None else str(chosen)
 
 
@@ -37,7 +43,7 @@ def create_data(workspace: Workspace, file: str | None = None, name: str | None 
                 version: str | None = None, path: str | None = None, type_: str | None = None,
                 description: str | None = None) -> dict[str, Any]:
     fields, base = _from_file(file)
-    name, version = _name_version(fields, name, version, "a data asset")
+    name, version = _name_version(fields, name, version, "a data asset", "data")
     kind = type_ or fields.get("type") or "uri_folder"
     if kind not in DATA_TYPES:
         raise RunnerError(f"data asset type '{kind}' is not one of {', '.join(DATA_TYPES)}")
@@ -66,7 +72,7 @@ def create_environment(workspace: Workspace, file: str | None = None, name: str 
                        version: str | None = None, python: str | None = None,
                        conda_file: str | None = None, image: str | None = None) -> dict[str, Any]:
     fields, base = _from_file(file)
-    name, version = _name_version(fields, name, version, "an environment")
+    name, version = _name_version(fields, name, version, "an environment", "environment")
     entry: dict[str, Any] = {}
     image = image or fields.get("image")
     if image:
@@ -91,7 +97,7 @@ def create_component(workspace: Workspace, file: str) -> dict[str, Any]:
     spec = load_spec(file, workspace=workspace.folder)
     if spec.kind not in ("commandComponent", "pipelineComponent"):
         raise RunnerError(f"{file} is a {spec.kind}, not a component")
-    name, version = _name_version(spec.data, None, None, "a component")
+    name, version = _name_version(spec.data, None, None, "a component", "component")
     entry = {"type": spec.data.get("type", "command"), "path": str(spec.path)}
     if spec.kind == "commandComponent":
         entry = _frozen_component(workspace, spec.data, spec.path, name)
@@ -118,7 +124,8 @@ def _frozen_component(workspace: Workspace, data: dict[str, Any], source: Path, 
     base = source.resolve().parent
     store = workspace.folder / "components"
     store.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".tmp-", dir=store))
+    remove_stale_temporaries(store)
+    staging = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=store))
     try:
         code = data.get("code")
         if isinstance(code, str) and not code.startswith(("azureml:", "http:", "https:", "git+")):
@@ -145,6 +152,7 @@ def _frozen_component(workspace: Workspace, data: dict[str, Any], source: Path, 
 
 def create_compute(workspace: Workspace, name: str, max_instances: int = 4, type_: str = "cpu",
                    size: str | None = None) -> dict[str, Any]:
+    check_name("compute", name)  # it names the folder of the compute's instance locks
     if max_instances < 1:
         raise RunnerError("--max-instances must be at least 1")
     entry: dict[str, Any] = {"type": type_, "max_instances": max_instances}

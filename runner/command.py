@@ -35,7 +35,7 @@ from . import distributed, environments, inputs, process, status
 from .errors import NotFound, RunnerError
 from .substitute import RenderError, render_command
 from .tracking import Tracking
-from .workspace import Workspace
+from .workspace import Workspace, check_name
 
 PLAN = "plan.json"
 # Every process of a job inherits this variable (its run folder): how the job's processes are
@@ -160,6 +160,7 @@ def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) ->
     if not text.startswith("azureml:"):
         text = "azureml:" + text.rsplit("/", 1)[-1]  # an ARM id or a bare name: the last segment
     name, _, entry = workspace.lookup("compute", text)
+    check_name("compute", name)  # a hand-edited registry too: the name becomes computes/<name>/
     count = resources.get("instance_count") if isinstance(resources, dict) else None
     maximum = entry.get("max_instances")
     if isinstance(count, int) and isinstance(maximum, int) and count > maximum:

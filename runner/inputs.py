@@ -34,7 +34,7 @@ from validator.references import is_arm_id
 from validator.spec import JobInput, JobOutput
 
 from .errors import InputError
-from .workspace import Workspace
+from .workspace import Workspace, check_name
 
 MOUNT_MODES = ("ro_mount", "mount", "eval_mount", "rw_mount")
 COPY_MODES = ("download", "eval_download")
@@ -65,7 +65,7 @@ def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dic
                          f"{name} --version 1 --path <local copy>`")
     if path.startswith("azureml://datastores/"):
         datastore, _, rest = path[len("azureml://datastores/"):].partition("/paths/")
-        source = workspace.datastore_path(datastore, rest)
+        source = workspace.datastore_path(datastore, rest, uri=path)
         origin = f"datastore {datastore}"
     elif path.startswith("azureml:") and not path.startswith("azureml://"):
         asset_name, version, entry = workspace.lookup("data", path)
@@ -179,10 +179,16 @@ def _download(url: str, cache: Path) -> Path:
 
 def plan_output(output: JobOutput, run_dir: Path, workspace: Workspace, job_name: str) -> dict[str, Any]:
     """Where output ``output`` is written; its folder is created at Preparing."""
+    # An output with `name` is registered when the job completes: a name the registry would
+    # refuse then is refused now, before anything runs.
+    if output.asset_name is not None:
+        check_name("data", str(output.asset_name))
+    if output.asset_version is not None:
+        check_name("version", str(output.asset_version))
     if output.path and output.path.startswith("azureml://datastores/"):
         written = output.path.replace("${{name}}", job_name).replace("${{output_name}}", output.name)
         datastore, _, rest = written[len("azureml://datastores/"):].partition("/paths/")
-        location = workspace.datastore_path(datastore, rest)
+        location = workspace.datastore_path(datastore, rest, uri=written)
     else:
         location = run_dir / "outputs" / output.name
     if output.type == "uri_file":

@@ -48,7 +48,7 @@ from validator.spec import Spec, command_job_from
 from . import command, process, status, step_cache
 from .errors import NotFound, RunnerError
 from .supervisor import JobRun, Walk
-from .workspace import Workspace
+from .workspace import Workspace, check_name
 
 STEPS = "steps"
 SEPARATOR = "--"
@@ -80,6 +80,7 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
             wiring.setdefault(binding.step, {}).setdefault(binding.section, {})[binding.port] = list(binding.parts)
     steps: dict[str, Any] = {}
     for step_name, node in (data.get("jobs") or {}).items():
+        check_name("step", str(step_name))  # it names the step's folder, whatever lint was told to skip
         steps[step_name] = {**_plan_step(spec, workspace, step_name, node), "wiring": wiring.get(step_name, {})}
     edges = step_edges(pipeline)
     order = graph.topological_order(list(steps), edges)  # the linter already refused cycles
@@ -397,8 +398,20 @@ class Step:
         outcome = run.until_finalizing()
         run.finalize(outcome)
         if outcome.status == "Completed" and decision.storable:
-            step_cache.store(pipeline.workspace, decision, plan, self.run_dir, self.job_name)
+            self._store(decision, plan)
         return outcome
+
+    def _store(self, decision: step_cache.Decision, plan: dict[str, Any]) -> None:
+        """Keep the completed step for reuse. A step the cache cannot hold (a link out of its
+        output folder, a full disk) stays Completed with its outputs as written: it is only not
+        reusable, and its reuse record, `--why` and the pipeline's log say why."""
+        try:
+            step_cache.store(self.pipeline.workspace, decision, plan, self.run_dir, self.job_name)
+        except (step_cache.NotStorable, OSError) as error:
+            reason = f"not stored for reuse: {error}"
+            status.update(self.run_dir, reuse={**decision.record(), "reasons": [*decision.reasons, reason],
+                                               "stored": False})
+            self.pipeline.log(f"step {self.name}: completed, {reason}")
 
     def _run_sweep(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
         """A sweep step: a sweep job of its own (its trials in the step's folder), whose outputs

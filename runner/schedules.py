@@ -40,10 +40,11 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from validator.errors import AmllabError, UsageError
+from validator.names import name_problem
 
 from . import status
 from .errors import NotFound, RunnerError
-from .workspace import JOB_NAME, Workspace
+from .workspace import Workspace
 
 FOLDER = "schedules"
 # Wall-clock arithmetic around a DST change can put a due instant up to the size of the shift
@@ -61,10 +62,10 @@ def _folder(workspace: Workspace) -> Path:
 
 
 def _path(workspace: Workspace, name: str) -> Path:
-    # Schedule names become file names: the job-name alphabet keeps them inside schedules/.
-    if not isinstance(name, str) or not JOB_NAME.fullmatch(name):
-        raise UsageError(f"schedule name {name!r} is not valid: use letters, digits, '-' and '_', "
-                         "starting with a letter or digit")
+    # Schedule names become file names: the service's naming rule keeps them inside schedules/.
+    problem = name_problem("schedule", name)
+    if problem is not None:
+        raise UsageError(problem)
     return _folder(workspace) / f"{name}.json"
 
 

@@ -12,8 +12,12 @@ count.
 
 ``<workspace>/step-cache/<key>/`` holds a completed step: ``entry.json`` (the job it came
 from, the key's parts, its metrics), its outputs and its logs. An entry is built in a
-``.tmp-*`` folder beside it and renamed into place, so a step killed while it is being stored
-leaves nothing a later run would trust. ``index/<identity>.json`` remembers the key parts of
+``.tmp-<pid>-*`` folder beside it and renamed into place, so a step killed while it is being
+stored leaves nothing a later run would trust; the next store removes the temporaries whose
+writer is gone. Outputs are copied without following links: a link that points inside its
+output folder is kept as a (relative) link, dangling or not; a link out of it makes the step
+not storable (it stays Completed, and says why), so nothing outside the output is ever read
+into the cache. ``index/<identity>.json`` remembers the key parts of
 the last stored run of each step (identity: the pipeline file and the step's name), which is
 what ``--why`` compares with to say what changed.
 """
@@ -23,14 +27,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from . import status
-from .workspace import Workspace
+from .workspace import Workspace, remove_stale_temporaries, temporary_name
 
 FOLDER = "step-cache"
 _SKIPPED_PARTS = {"__pycache__", ".git", ".ipynb_checkpoints"}
@@ -180,27 +183,77 @@ def _changes(before: dict[str, Any], now: Decision) -> list[str]:
     return reasons
 
 
+class NotStorable(Exception):
+    """A completed step's outputs that the cache cannot hold faithfully; ``str()`` says which
+    file and why. The step stays Completed; it is only not kept for reuse."""
+
+
 def _copy(source: Path, target: Path) -> None:
-    if source.is_dir():
-        shutil.copytree(source, target, dirs_exist_ok=True)
-    elif source.is_file():
+    """Copy a cache entry's files back: links stay links (the cache holds only links that
+    point inside their own output folder, written relative)."""
+    if source.is_symlink() or source.is_file():
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(source, target)
+        shutil.copy2(source, target, follow_symlinks=False)
+    elif source.is_dir():
+        shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True)
+
+
+def _keep(source: Path, target: Path, shown: str) -> None:
+    """Copy one output (a file or a folder) into the entry being built without following a
+    single link: a link inside the folder that points inside it is kept as a relative link
+    (dangling or looping ones included: they are the step's data); a link out of it, or
+    something that is not a file, a folder or a link, makes the step :class:`NotStorable`."""
+    if source.is_symlink():
+        raise NotStorable(f"{shown} is itself a link (to {os.readlink(source)})")
+    if not source.exists():
+        return  # the step wrote nothing there
+    if source.is_file():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(source, target, follow_symlinks=False)
+        return
+    root = os.path.abspath(source)
+    target.mkdir(parents=True, exist_ok=True)
+    for folder, folders, files in os.walk(root, onerror=_raise):  # never descends into a link
+        here = Path(target) / os.path.relpath(folder, root)
+        for name in sorted(folders + files):
+            path = os.path.join(folder, name)
+            relative = os.path.relpath(path, root)
+            copy = here / name
+            if os.path.islink(path):
+                written = os.readlink(path)
+                points_to = os.path.normpath(os.path.join(folder, written))
+                if points_to != root and not points_to.startswith(root + os.sep):
+                    raise NotStorable(f"{shown}/{relative} is a link to {written}, outside the output folder; "
+                                      "a reused copy could not hold what it points to (make it a copy, or a "
+                                      "link inside the output folder)")
+                os.symlink(os.path.relpath(points_to, folder), copy)
+            elif os.path.isdir(path):
+                copy.mkdir(exist_ok=True)
+            elif os.path.isfile(path):
+                shutil.copy2(path, copy, follow_symlinks=False)
+            else:
+                raise NotStorable(f"{shown}/{relative} is not a file, a folder or a link (a pipe, socket or device)")
+
+
+def _raise(error: OSError) -> None:
+    raise error
 
 
 def store(workspace: Workspace, decision: Decision, plan: dict[str, Any], run_dir: Path, job: str) -> None:
-    """Keep a completed step for reuse: built aside, then renamed into place in one step."""
+    """Keep a completed step for reuse: built aside, then renamed into place in one step.
+    Raises :class:`NotStorable` or ``OSError`` with the reason when it cannot; nothing is left."""
     root = _root(workspace)
     root.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(root)
     final = root / decision.key
     if final.exists():
         return
-    building = root / f".tmp-{secrets.token_hex(6)}"
+    building = root / temporary_name()
     try:
         for name, planned in plan["outputs"].items():
-            _copy(Path(planned["path"]), building / "outputs" / name)
-        _copy(run_dir / "wd" / "outputs", building / "default")
-        _copy(run_dir / "user_logs", building / "user_logs")
+            _keep(Path(planned["path"]), building / "outputs" / name, f"output '{name}'")
+        _keep(run_dir / "wd" / "outputs", building / "default", "./outputs")
+        _keep(run_dir / "user_logs", building / "user_logs", "user_logs")
         record = status.read(run_dir)
         entry = {"job": job, "key": decision.key, "fields": decision.fields, "files": decision.files,
                  "inputs": decision.inputs, "metrics": record.get("metrics") or {},
@@ -209,7 +262,7 @@ def store(workspace: Workspace, decision: Decision, plan: dict[str, Any], run_di
         building.mkdir(parents=True, exist_ok=True)
         status.write_json_atomic(building / "entry.json", entry)
         os.rename(building, final)
-    except OSError:
+    except (OSError, NotStorable):
         shutil.rmtree(building, ignore_errors=True)
         if not final.exists():
             raise

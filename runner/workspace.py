@@ -22,13 +22,13 @@ current directory when there is no spec).
 from __future__ import annotations
 
 import os
-import re
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from validator import workspace as registry_format
+from validator.names import name_problem
 
 from .errors import NotFound, RunnerError
 
@@ -47,16 +47,66 @@ _NOUNS = ("apple", "bird", "brook", "cabbage", "cloud", "comet", "dream", "feath
           "lamp", "leaf", "lemon", "moon", "night", "ocean", "pepper", "river", "seed", "spoon",
           "star", "stone", "tail", "tiger", "tree", "wave", "yacht")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
-# Job names become folder names here; letters, digits, "-" and "_" are what the service's
-# generated and documented names use, and nothing else can climb out of runs/.
-JOB_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,254}")
+# The datastore a `${{default_datastore}}` in an output path means: a workspace's default
+# is workspaceblobstore (https://learn.microsoft.com/en-us/cli/azure/ml/datastore).
+DEFAULT_DATASTORE = "workspaceblobstore"
+
+
+def check_name(kind: str, name: str) -> str:
+    """``name`` if it is a valid ``kind`` name (validator.names: the service's rules, which
+    also keep every name that becomes a folder here inside the workspace); else one error."""
+    problem = name_problem(kind, name)
+    if problem is not None:
+        raise RunnerError(problem)
+    return name
 
 
 def check_job_name(name: str) -> str:
-    if not JOB_NAME.fullmatch(name):
-        raise RunnerError(f"job name {name!r} is not valid: use letters, digits, '-' and '_', starting "
-                          "with a letter or digit (at most 255 characters)")
-    return name
+    return check_name("job", name)
+
+
+# A folder built aside and renamed into place (a step-cache entry, a registered component's
+# snapshot) is named <prefix><pid>-<random>: the pid tells whether its writer still lives.
+TEMP_PREFIX = ".tmp-"
+# A temporary whose writer cannot be told (an older name without a pid, or a pid that now
+# belongs to another process) is stale once it is this old; no copy takes a day.
+STALE_AFTER = 24 * 3600.0
+
+
+def temporary_name() -> str:
+    return f"{TEMP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
+
+
+def remove_stale_temporaries(folder: Path, now: float | None = None) -> list[Path]:
+    """Remove what interrupted writers (a killed step, a killed ``component create``) left in
+    ``folder``: ``.tmp-<pid>-*`` entries whose process is gone, and any ``.tmp-*`` entry older
+    than :data:`STALE_AFTER`. A live writer's temporary is never touched. Returns what was removed."""
+    import shutil
+    import time
+
+    from .process import pid_alive
+
+    removed = []
+    now = time.time() if now is None else now
+    try:
+        entries = [entry for entry in os.scandir(folder) if entry.name.startswith(TEMP_PREFIX)]
+    except OSError:
+        return removed
+    for entry in entries:
+        writer = entry.name[len(TEMP_PREFIX):].split("-", 1)[0]
+        try:
+            age = now - entry.stat(follow_symlinks=False).st_mtime
+        except OSError:
+            continue  # renamed or removed by its writer meanwhile
+        dead = writer.isdigit() and int(writer) != os.getpid() and not pid_alive(int(writer))
+        if dead or age > STALE_AFTER:
+            path = Path(entry.path)
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
 
 
 @dataclass(frozen=True)
@@ -111,6 +161,7 @@ class Workspace:
                 (self.folder / sub).mkdir(parents=True, exist_ok=True)
         except OSError as error:
             raise RunnerError(f"cannot create the workspace at {self.folder}: {error.strerror}") from None
+        registry_format.clean_stale_temporaries(self.folder)  # a killed `... create`'s half-written registry
         ignore = self.folder / ".gitignore"
         if not ignore.exists():
             # Teams keep job YAML in git: the registry may be shared, the runs never.
@@ -159,8 +210,27 @@ class Workspace:
                 return trial
         return direct
 
-    def datastore_path(self, datastore: str, path: str) -> Path:
-        return self.folder / "datastores" / datastore / path.lstrip("/")
+    @property
+    def datastores(self) -> Path:
+        return self.folder / "datastores"
+
+    def datastore_path(self, datastore: str, path: str, uri: str | None = None) -> Path:
+        """Where ``azureml://datastores/<datastore>/paths/<path>`` is here, which must be inside
+        that datastore's folder: a spec can reach the runner with the linter's AML807 suppressed
+        or through `--set`, and a `..` would otherwise read or write anywhere. Links the user
+        made inside the datastore folder are theirs, and are followed."""
+        shown = uri or f"azureml://datastores/{datastore}/paths/{path}"
+        if datastore == "${{default_datastore}}":
+            datastore = DEFAULT_DATASTORE
+        problem = name_problem("datastore", datastore)
+        if problem is not None:
+            raise RunnerError(f"{shown}: {problem}")
+        root = self.datastores / datastore
+        location = Path(os.path.normpath(root / path.lstrip("/")))
+        if ".." in path.replace("\\", "/").split("/") or (location != root and root not in location.parents):
+            raise RunnerError(f"{shown} leaves the datastore: a datastore path is a location inside datastore "
+                              f"'{datastore}' ({root} here), written from its root without '..' segments")
+        return location
 
     # -- jobs ----------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import pytest
 
 from amlrun import aml_run
 from conftest import ROOT
-from runner import assets, jobs, pipeline, status, step_cache
+from runner import assets, command, jobs, pipeline, status, step_cache
 from runner.workspace import Workspace
 from validator.spec import load_spec
 
@@ -435,3 +435,153 @@ def test_the_weekly_retrain_schedule_triggers_the_seed_pipeline(tmp_path: Path) 
     final = jobs.wait(workspace, name, timeout=180)
     assert final["status"] == "Completed", final.get("error")
     assert steps_of(jobs.show(workspace, name)) == {"prep": ("Completed", False), "train": ("Completed", False)}
+
+
+# -- links in outputs, and what interrupted writers leave ------------------------------------------
+
+LINKS = """\
+    command: >-
+      python -c "import os, pathlib; out = pathlib.Path('${{outputs.model}}');
+      (out / 'ckpt').mkdir(parents=True, exist_ok=True); (out / 'ckpt' / '1.pt').write_text('weights');
+      os.symlink('ckpt/1.pt', out / 'best.pt'); os.symlink('checkpoint-99.pt', out / 'latest.pt');
+      os.symlink('b', out / 'a'); os.symlink('a', out / 'b'); os.symlink(str(out / 'ckpt'), out / 'dir');
+      OUTSIDE"
+    environment: {image: python:3.11-slim}
+    outputs:
+      model: {type: uri_folder}
+"""
+
+
+def links_step(outside: str = "") -> str:
+    return inline(LINKS.replace("OUTSIDE", f"os.symlink('{outside}', out / 'etc')" if outside else "None"))
+
+
+def test_dangling_and_looping_links_in_an_output_are_stored_and_restored_as_links(tmp_path: Path) -> None:
+    reader = inline("""\
+        command: ls -l ${{inputs.model}} && cat ${{inputs.model}}/best.pt
+        environment: {image: python:3.11-slim}
+        inputs:
+          model: ${{parent.jobs.make.outputs.model}}
+        """)
+    spec = pipeline_spec(tmp_path, {"make": links_step(), "use": reader})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    first = run(workspace, spec)
+    assert first["status"] == "Completed", failures(first)
+    assert steps_of(first) == {"make": ("Completed", False), "use": ("Completed", False)}
+    entries = [p for p in (workspace.folder / step_cache.FOLDER).iterdir() if p.name != "index"]
+    stored = {entry / "outputs" / "model" for entry in entries if (entry / "outputs" / "model").is_dir()}
+    assert len(stored) == 1
+    model = stored.pop()
+    # Links stay links, relative, whether they resolve or not; the absolute one into the output
+    # folder is made relative, so a restored copy points into its own folder.
+    assert {p.name: os.readlink(p) for p in model.iterdir() if p.is_symlink()} == \
+        {"best.pt": "ckpt/1.pt", "latest.pt": "checkpoint-99.pt", "a": "b", "b": "a", "dir": "ckpt"}
+    second = run(workspace, spec)
+    assert steps_of(second) == {"make": ("Completed", True), "use": ("Completed", True)}
+    restored = Path(second["jobs"]["make"]["outputs"]["model"])
+    assert os.readlink(restored / "latest.pt") == "checkpoint-99.pt" and not (restored / "latest.pt").exists()
+    assert (restored / "best.pt").read_text() == "weights" and (restored / "dir" / "1.pt").is_file()
+
+
+def test_a_link_out_of_the_output_folder_is_never_followed_and_the_step_says_why(tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not the step's\n")
+    spec = pipeline_spec(tmp_path, {"make": links_step(str(outside)), "after": inline("""\
+        command: echo ${{inputs.model}}
+        environment: {image: python:3.11-slim}
+        inputs:
+          model: ${{parent.jobs.make.outputs.model}}
+        """)})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    first = run(workspace, spec)
+    # The step's outputs are as it wrote them and everything completes; it is only not reusable.
+    assert first["status"] == "Completed", failures(first)
+    assert steps_of(first) == {"make": ("Completed", False), "after": ("Completed", False)}
+    assert os.readlink(Path(first["jobs"]["make"]["outputs"]["model"]) / "etc") == str(outside)
+    cache = workspace.folder / step_cache.FOLDER
+    assert not list(cache.rglob("secret.txt"))  # nothing was read through the link
+    assert not list(cache.glob(".tmp-*"))
+    explained = pipeline.why(workspace, workspace.run_dir(first["name"]), "make")
+    assert f"not stored for reuse: output 'model'/etc is a link to {outside}, outside the output folder" in explained
+    log = (workspace.run_dir(first["name"]) / command.SYSTEM_LOG).read_text()
+    assert f"step make: completed, not stored for reuse: output 'model'/etc is a link to {outside}" in log
+    second = run(workspace, spec)
+    assert second["status"] == "Completed" and steps_of(second)["make"] == ("Completed", False)
+
+
+def _writer(tmp_path: Path, code: str) -> subprocess.Popen:
+    """A real process that writes a temporary the way aml-run does, then waits (to be killed,
+    or to stay alive as a concurrent writer)."""
+    ready = tmp_path / f"ready-{time.monotonic_ns()}"
+    script = textwrap.dedent(code) + f"\nimport pathlib, time\npathlib.Path({str(ready)!r}).write_text('')\ntime.sleep(120)\n"
+    child = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)},
+                             preexec_fn=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
+    deadline = time.monotonic() + 30
+    while not ready.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert ready.exists()
+    return child
+
+
+def test_a_killed_writers_cache_temporary_is_cleaned_and_a_live_writers_survives(tmp_path: Path) -> None:
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    cache = workspace.folder / step_cache.FOLDER
+    cache.mkdir(parents=True)
+    build = f"""\
+        import pathlib
+        from runner.workspace import temporary_name
+        building = pathlib.Path({str(cache)!r}) / temporary_name()
+        (building / "outputs" / "model").mkdir(parents=True)
+        (building / "outputs" / "model" / "half.pt").write_bytes(b"half of it")
+        """
+    killed, live = _writer(tmp_path, build), _writer(tmp_path, build)
+    try:
+        killed.send_signal(signal.SIGKILL)
+        killed.wait(timeout=30)
+        left = {p.name.split("-")[1]: p for p in cache.glob(".tmp-*")}
+        assert set(left) == {str(killed.pid), str(live.pid)}
+        old = cache / ".tmp-0123abcd"  # an older name without a pid, from long ago
+        old.mkdir()
+        os.utime(old, (time.time() - 2 * 86400,) * 2)
+        shown = run(workspace, pipeline_spec(tmp_path, {"one": number_step("1")}))  # stores a step
+        assert shown["status"] == "Completed", failures(shown)
+        assert not left[str(killed.pid)].exists() and not old.exists()
+        assert (left[str(live.pid)] / "outputs" / "model" / "half.pt").read_bytes() == b"half of it"
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+
+
+def test_a_killed_registry_writers_temporary_is_cleaned_and_a_live_writers_survives(tmp_path: Path) -> None:
+    folder = tmp_path / ".amllab"
+    folder.mkdir()
+    (tmp_path / "rows").mkdir()
+    # As validator.workspace.register writes: under the registry's lock, a temporary beside it.
+    half_written = f"""\
+        import fcntl, os, tempfile
+        lock = open({str(folder / 'workspace.yml.lock')!r}, "a")
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        handle, temporary = tempfile.mkstemp(dir={str(folder)!r}, prefix=".workspace.yml.", suffix=".tmp")
+        os.write(handle, b"version: 1\\ndata:\\n  half")
+        """
+    killed = _writer(tmp_path, half_written)
+    killed.send_signal(signal.SIGKILL)
+    killed.wait(timeout=30)
+    stale = list(folder.glob(".workspace.yml.*.tmp"))
+    assert len(stale) == 1
+    live = _writer(tmp_path, half_written)  # holds the lock now, mid-write
+    try:
+        mid_write = set(folder.glob(".workspace.yml.*.tmp")) - set(stale)
+        assert len(mid_write) == 1
+        Workspace.locate(folder)  # opening the workspace cleans only when no writer holds the lock
+        assert set(folder.glob(".workspace.yml.*.tmp")) == set(stale) | mid_write
+    finally:
+        live.kill()
+        live.wait(timeout=30)
+    created = aml_run("data", "create", "--name", "rows", "--version", "1", "--path", "rows",
+                      "--workspace", str(folder), cwd=tmp_path)
+    assert created.returncode == 0, created.stderr
+    assert not list(folder.glob(".workspace.yml.*.tmp"))
+    assert Workspace(folder).registry().versions("data", "rows") == ["1"]

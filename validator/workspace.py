@@ -32,6 +32,7 @@ from typing import Any
 import yaml
 
 from .errors import UsageError
+from .names import name_problem
 
 FILE_NAME = "workspace.yml"
 VERSIONED = ("data", "environments", "components")
@@ -46,6 +47,8 @@ REGISTER_COMMANDS = {
 }
 TITLES = {"data": "data asset", "environments": "environment", "components": "component",
           "computes": "compute"}
+# The kind of name (validator.names) each section holds.
+NAME_KINDS = {"data": "data", "environments": "environment", "components": "component", "computes": "compute"}
 
 
 @dataclass(frozen=True)
@@ -131,10 +134,17 @@ def register(folder: Path, section: str, name: str, version: str | None, entry: 
 
     if section not in SECTIONS:
         raise UsageError(f"unknown registry section {section!r}")
+    # Names become folders of the workspace (computes/<name>/, components/<name>-<hash>/) and
+    # are what the service would accept; one check keeps `../x` out of the registry.
+    problem = name_problem(NAME_KINDS[section], name) or (
+        name_problem("version", version) if version is not None and section in VERSIONED else None)
+    if problem is not None:
+        raise UsageError(f"cannot register {TITLES[section]} {name!r}: {problem}")
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / FILE_NAME
     with open(folder / (FILE_NAME + ".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
+        _remove_temporaries(folder)
         registry = load_registry(folder)
         assets = {s: dict(registry.assets.get(s, {})) for s in SECTIONS}
         if section in VERSIONED:
@@ -165,3 +175,36 @@ def latest(registry: Registry, section: str, name: str) -> str | None:
     """The most recently registered version of ``name`` (the one `@latest` means)."""
     versions = registry.versions(section, name)
     return versions[-1] if versions else None
+
+
+def _temporaries(folder: Path) -> list[Path]:
+    """What an interrupted write of workspace.yml leaves (validator.paths.write_text_atomic)."""
+    return sorted(folder.glob(f".{FILE_NAME}.*.tmp"))
+
+
+def _remove_temporaries(folder: Path) -> None:
+    # Only called under the registry's lock, which every writer holds while it writes: a
+    # temporary file seen here belongs to a writer that died before its rename.
+    for temporary in _temporaries(folder):
+        temporary.unlink(missing_ok=True)
+
+
+def clean_stale_temporaries(folder: Path) -> bool:
+    """Remove the temporary files of interrupted registry writes, if the registry's lock is free
+    now (a writer holding it may be mid-write: its file is left alone, and cleaned next time).
+    True when there was nothing left to clean."""
+    import fcntl
+
+    if not _temporaries(folder):
+        return True
+    try:
+        lock = open(folder / (FILE_NAME + ".lock"), "a")
+    except OSError:
+        return False
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        _remove_temporaries(folder)
+    return True

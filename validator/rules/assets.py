@@ -843,3 +843,106 @@ def unregistered_asset(document: Document) -> Iterator[Diagnostic]:
         command = workspace.REGISTER_COMMANDS[section].format(name=name, version=version or "<version>")
         yield document.diagnostic("AML805", message, slot.path,
                                   hint=f"register it: `{command} --workspace {registry.folder}`")
+
+
+# ----------------------------------------------------------------------------- datastore paths
+_DOT_SEGMENTS = (".", "..")
+_OUTPUT_JOB = JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --out ${{outputs.model}}") + (
+    "outputs:\n  model:\n    type: uri_folder\n"
+    "    path: azureml://datastores/workspaceblobstore/paths/PATH\n")
+
+
+def _datastore_uri_slots(document: Document) -> Iterator[Slot]:
+    """Every value that may be an `azureml://` storage location: data and model inputs and
+    outputs of jobs, steps and a schedule's job, and a schedule's inline data import."""
+    for slot in slots(document):
+        if slot.role in ("data", "model", "output") and isinstance(slot.value, str):
+            yield slot
+    if document.kind == "schedule":
+        imported = _mapping(document.data).get("import_data")
+        if isinstance(imported, dict) and isinstance(imported.get("path"), str):
+            yield Slot(("import_data", "path"), imported["path"], "output", False)
+
+
+def datastore_path_problem(text: str) -> tuple[str, str] | None:
+    """(problem, hint) when the `azureml://` URI ``text`` names a datastore that cannot exist or
+    has a `.` or `..` segment in its path; None for a clean one and for anything else."""
+    from urllib.parse import unquote
+
+    from ..names import name_problem
+
+    value = _with_placeholders(text.strip())
+    if not value.startswith("azureml://"):
+        return None
+    parts = value[len("azureml://"):].split("/")
+    if parts[0] == "jobs" and len(parts) > 4 and parts[2] == "outputs" and parts[4] == "paths":
+        path = "/".join(parts[5:])  # a path inside a job's output is a location in storage too
+    else:
+        # `datastores/<ds>/paths/...`, also inside the long `subscriptions/.../workspaces/<ws>/` form.
+        starts = [i for i in range(len(parts) - 2) if parts[i] == "datastores" and parts[i + 2] == "paths"
+                  and (i == 0 or parts[0] == "subscriptions")]
+        if not starts:
+            return None
+        datastore = unquote(parts[starts[0] + 1])
+        problem = name_problem("datastore", datastore) if datastore else None  # empty: AML801's
+        if problem is not None:
+            return (f"'{text.strip()}' names no datastore: {problem}",
+                    "write 'azureml://datastores/<datastore>/paths/<path>' with the datastore's registered name")
+        path = "/".join(parts[starts[0] + 3:])
+    segments = [unquote(s) for s in path.replace("\\", "/").split("/")]
+    dots = [s for s in segments if s in _DOT_SEGMENTS]
+    if not dots:
+        return None
+    kept: list[str] = []
+    above = False
+    for segment in segments:
+        if segment == "..":
+            above = above or not kept
+            kept = kept[:-1]
+        elif segment not in ("", "."):
+            kept.append(segment)
+    kinds = list(dict.fromkeys(dots))
+    shown = "'.' and '..' segments" if len(kinds) > 1 else f"a '{kinds[0]}' segment"
+    problem = (f"'{text.strip()}' has {shown}: a datastore path is a location "
+               "from the datastore's root, and Azure Storage has no '.' or '..' folders (no path segment "
+               "may end with a dot)")
+    if above:
+        return problem + "; this one climbs above the datastore's root", \
+            "write the path from the datastore's root, without '..'"
+    prefix = text.strip()[:len(text.strip()) - len(path)] if path and text.strip().endswith(path) else None
+    fixed = "/".join(kept) + ("/" if path.endswith("/") and kept else "")
+    if prefix is not None and not expressions.has_expression(text):
+        return problem, f"write '{prefix}{fixed}'"
+    return problem, "write the path from the datastore's root, without '.' or '..' segments"
+
+
+@check("AML807", "datastore-path-escape", Severity.ERROR,
+       "An `azureml://datastores/<datastore>/paths/<path>` URI has a `.` or `..` segment, or names no "
+       "datastore that can exist.",
+       bad=_OUTPUT_JOB.replace("PATH", "../../models/${{name}}/"),
+       good=_OUTPUT_JOB.replace("PATH", "models/${{name}}/"))
+def datastore_path_escape(document: Document) -> Iterator[Diagnostic]:
+    """
+    A datastore path (`azureml://datastores/<datastore>/paths/<path>`, and the long
+    `azureml://subscriptions/.../workspaces/<ws>/datastores/<datastore>/paths/<path>` form) is
+    a location inside the datastore, written from its root. A `..` segment does not climb to a
+    parent folder there: Azure Storage names blobs, not folders, and says no path segment should
+    end with a dot (https://learn.microsoft.com/en-us/rest/api/storageservices/naming-and-referencing-containers--blobs--and-metadata),
+    so `paths/runs/../models/` is at best another name for `paths/models/` and at worst a blob
+    name nothing else can read. Locally it is worse: `aml-run` maps a datastore to a folder of
+    its workspace, and `paths/../../../../x/` would write an output (or read an input) outside
+    the workspace, which `aml-run` refuses. `.` segments are reported for the same reason.
+
+    Checked wherever a storage location is written: the `path` of data and model inputs and of
+    outputs (jobs, sweeps, pipeline jobs and their steps, a schedule's `create_job`) and a
+    schedule's inline `import_data.path`. A datastore name must also be one the service can
+    hold (letters, digits, `-` and `_`, starting with a letter or digit:
+    https://learn.microsoft.com/en-us/azure/templates/microsoft.machinelearningservices/workspaces/datastores);
+    `${{default_datastore}}` stands for the workspace's default datastore and is accepted.
+    """
+    for slot in _datastore_uri_slots(document):
+        if expressions.has_expression(slot.value) and expressions.parse(slot.value).problems:
+            continue  # a malformed `${{ }}` inside is AML201's finding
+        found = datastore_path_problem(slot.value)
+        if found is not None:
+            yield document.diagnostic("AML807", found[0], slot.path, hint=found[1])

@@ -10,7 +10,7 @@ import math
 import re
 from typing import Any, Iterator
 
-from .. import expressions
+from .. import expressions, names
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ..suggest import closest
@@ -71,9 +71,9 @@ DEFINITION_KINDS = ("commandComponent", "pipelineComponent", "pipelineJob")
 NAMED_KINDS = ("commandComponent", "pipelineComponent")
 PORT_TYPES = ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model", "path")
 RESERVED_IO_NAMES = ("path", "ld_library_path", "user", "logname", "home", "pwd", "shell")
-COMPONENT_NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+COMPONENT_NAME_RE = names.COMPONENT_NAME  # the same rule as aml-run applies (validator.names)
 IO_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-MAX_NAME_LENGTH = 255
+MAX_NAME_LENGTH = names.MAX_COMPONENT_NAME
 # Environment variables through which a script can read an input without `${{inputs.x}}` (SPEC §9.3).
 INPUT_VARIABLES = re.compile(r"(?:AZURE_ML_INPUT_|AZUREML_PARAMETER_|AZUREML_SWEEP_)([A-Za-z0-9_]+)")
 
@@ -178,7 +178,7 @@ def invalid_component_name(document: Document) -> Iterator[Diagnostic]:
     name = data.get("name")
     if not isinstance(name, str) or not name:
         return  # missing or not a string: the schema reports it
-    if not COMPONENT_NAME_RE.match(name):
+    if not COMPONENT_NAME_RE.fullmatch(name):
         fixed = _fixed_name(name)
         yield document.diagnostic(
             "AML530", f"component name '{name}' must start with a lower-case letter and contain only "

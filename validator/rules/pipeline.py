@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterator
 
-from .. import expressions, graph
+from .. import expressions, graph, names
 from ..diagnostic import Diagnostic, Severity
 from ..loader import Document, Path_
 from ..references import Referenced, is_arm_id, is_local_path, resolve, step_users
@@ -23,7 +23,7 @@ from .components import enum_contains
 
 PIPELINES = ("pipelineJob", "pipelineComponent")
 
-STEP_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+STEP_NAME = names.STEP_NAME  # the rule aml-run applies to the folders it makes (validator.names)
 COMPONENT_KINDS = ("commandComponent", "pipelineComponent")
 JOB_KINDS = {"commandJob": "command job", "pipelineJob": "pipeline job", "sweepJob": "sweep job",
              "schedule": "schedule"}
@@ -442,7 +442,7 @@ def invalid_step_name(document: Document) -> Iterator[Diagnostic]:
     taken = {str(name) for name in steps}
     bindings = analyse(document).bindings
     for name in steps:
-        if isinstance(name, str) and STEP_NAME.match(name):
+        if isinstance(name, str) and STEP_NAME.fullmatch(name):
             continue
         fixed = fixed_step_name(name, taken - {name})
         hint = f"rename it to '{fixed}'"
