@@ -102,6 +102,13 @@ def run() -> NoReturn:
 
 
 def _main(argv: Sequence[str] | None, as_program: bool) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not valid UTF-8 (os.fsdecode keeps its bytes as surrogates) must
+        # not end the run under a strict UTF-8 locale; the reports print such names escaped.
+        try:
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+        except (AttributeError, ValueError):
+            pass  # not a text stream of ours (a test's StringIO)
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
@@ -112,6 +119,18 @@ def _main(argv: Sequence[str] | None, as_program: bool) -> int:
         # `aml-lint . | head`: the reader left; that is not an error of ours.
         sys.stderr = open(os.devnull, "w")
         return 0
+
+
+def _present(path: str) -> bool:
+    """Whether ``path`` names something: a path inside a folder that cannot be read is present
+    (linting it says why it cannot be read), one that does not exist is not."""
+    try:
+        os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _fail(message: str) -> int:
@@ -181,10 +200,13 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
                 return _fail("'-' (standard input) cannot be combined with other paths")
             display = args.stdin_filename or "<stdin>"
             base = Path(args.stdin_filename).parent if args.stdin_filename else Path.cwd()
-            raw = sys.stdin.buffer.read()
+            from .loader import read_stream_limited
+
+            # At most the limit and one byte: `aml-lint - </dev/zero` must not fill the memory.
+            raw = read_stream_limited(sys.stdin.buffer, config.max_file_size)
             result = LintResult([lint_bytes(raw, display, config, base)])
         else:
-            missing = [p for p in paths if not Path(p).exists()]
+            missing = [p for p in paths if not _present(p)]
             if missing:
                 return _fail(f"no such file or directory: {missing[0]}")
             jobs = args.jobs or (os.cpu_count() or 1)
@@ -192,6 +214,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
     except AmllabError as error:
         return _fail(str(error))
 
+    for sentence in result.unreadable:
+        sys.stderr.write(report.printable(f"aml-lint: warning: {sentence}") + "\n")
     floor = Severity.INFO if args.verbose else Severity.WARNING
     shown = [d for d in result.diagnostics if d.severity >= floor]
     fmt = args.format or report.default_format()

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -41,6 +42,8 @@ class FileReport:
 @dataclass
 class LintResult:
     files: list[FileReport] = field(default_factory=list)
+    # Folders that could not be walked, one sentence each (the CLI prints them as warnings).
+    unreadable: list[str] = field(default_factory=list)
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
@@ -104,8 +107,9 @@ def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Pa
 
 
 def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,
-                   registry: Registry | None = None, source: str | None = None) -> FileReport:
-    text, problem = loader.decode(path, raw, max_bytes)
+                   registry: Registry | None = None, source: str | None = None,
+                   size: int | None = None) -> FileReport:
+    text, problem = loader.decode(path, raw, max_bytes, size)
     if problem is not None:
         return FileReport(path, diagnostics=[problem])
     return _analyse(path, text, base_dir, registry, source)
@@ -126,15 +130,19 @@ def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None 
     report = _ANALYSED.get(key) if key else None
     if report is None:
         try:
-            raw = path.read_bytes()
+            # At most the limit and one byte: a huge file (or a device) is not held in memory.
+            raw, size = loader.read_limited(path, max_bytes)
         except OSError as error:
             reason = error.strerror or str(error)
-            if path.is_symlink():
-                reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
+            try:
+                if path.is_symlink():
+                    reason += f" (a symbolic link to '{os.readlink(path)}', which cannot be read)"
+            except OSError:
+                pass  # the folder that holds it cannot be read either: the reason says so
             return FileReport(shown, diagnostics=[Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {reason}")])
         # The parse is shared with the reference loader (validator.loader), under the real path.
         report = _analyse_bytes(raw, shown, path.parent, max_bytes, registry,
-                                source=key[0] if key else None)
+                                source=key[0] if key else None, size=size)
         if key is not None:
             if len(_ANALYSED) >= _ANALYSED_LIMIT:
                 _ANALYSED.clear()
@@ -215,16 +223,27 @@ def _finish(report: FileReport, config: Config) -> FileReport:
     return report
 
 
-def iter_spec_files(paths: Iterable[Path]) -> Iterator[tuple[Path, bool]]:
+def iter_spec_files(paths: Iterable[Path], unreadable: list[str] | None = None) -> Iterator[tuple[Path, bool]]:
     """Files to lint, with whether the user named them explicitly. Directories are walked for
-    *.yml / *.yaml, skipping hidden folders and virtual environments."""
+    *.yml / *.yaml, skipping hidden folders, virtual environments and what is no regular file
+    (a FIFO named `x.yml` would block the read). A folder that cannot be listed is skipped and
+    its reason appended to ``unreadable``."""
+
+    def note(error: OSError) -> None:
+        if unreadable is not None:
+            unreadable.append(f"cannot read folder {error.filename}: {error.strerror or error}; skipped")
+
     for path in paths:
-        if path.is_dir():
-            for folder, dirs, files in os.walk(path):
+        if fs.is_dir(path):
+            for folder, dirs, files in os.walk(path, onerror=note):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
                 for name in sorted(files):
                     if name.endswith(YAML_SUFFIXES):
-                        yield Path(folder) / name, False
+                        candidate = Path(folder) / name
+                        status = fs.stat(candidate)
+                        # A dangling link is kept: linting it says it cannot be read.
+                        if status is None or stat.S_ISREG(status.st_mode):
+                            yield candidate, False
         else:
             yield path, True
 
@@ -249,10 +268,11 @@ def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: 
     """Lint files and directories. ``jobs`` > 1 spreads files over worker processes."""
     config = config or Config()
     with fs.one_run():  # the workers fork inside it, and inherit it
-        files = [p for p, _ in iter_spec_files(Path(p) for p in paths)]
+        unreadable: list[str] = []
+        files = [p for p, _ in iter_spec_files((Path(p) for p in paths), unreadable)]
         if jobs > 1 and len(files) >= 64:
             from .parallel import map_in_processes  # multiprocessing: only loaded for big trees
 
             return LintResult(map_in_processes(partial(_lint_in_worker, config=config), files, jobs,
-                                               prepare=_compile_fast_checks))
-        return LintResult([lint_file(p, config) for p in files])
+                                               prepare=_compile_fast_checks), unreadable)
+        return LintResult([lint_file(p, config) for p in files], unreadable)

@@ -8,10 +8,13 @@ bombs before they expand. Nothing here raises on bad input: problems become diag
 
 from __future__ import annotations
 
+import errno
+import os
+import stat as stat_module
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -342,11 +345,75 @@ def _syntax_diagnostic(path: str, text: str, error: yaml.YAMLError) -> Diagnosti
                       hint="check the indentation and quoting around this position")
 
 
-def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str | None, Diagnostic | None]:
-    """Bytes to text, or the diagnostic that says why not."""
+class NotAFile(OSError):
+    """A path that names something other than a regular file (a FIFO, a device, a socket):
+    reading it could block forever or never end."""
+
+
+_KINDS = ((stat_module.S_ISFIFO, "a named pipe (FIFO)"), (stat_module.S_ISCHR, "a character device"),
+          (stat_module.S_ISBLK, "a block device"), (stat_module.S_ISSOCK, "a socket"),
+          (stat_module.S_ISDIR, "a folder"))
+
+
+def not_a_file(mode: int) -> str | None:
+    """What a file of ``mode`` is when it is not a regular file ("a named pipe (FIFO)"), else None."""
+    if stat_module.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def read_limited(path: Path | str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[bytes, int]:
+    """The first ``max_bytes + 1`` bytes of the regular file ``path`` and its size: enough to
+    tell a file over the limit without holding it in memory. Opened without blocking and checked
+    after opening (no race between a check and the open), so a FIFO or a device is refused with
+    :class:`NotAFile` rather than read. Raises OSError when it cannot be read."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        status = os.fstat(descriptor)
+        what = not_a_file(status.st_mode)
+        if what is not None:
+            raise NotAFile(errno.EINVAL, f"not a regular file but {what}", str(path))
+        os.set_blocking(descriptor, True)
+        chunks = []
+        wanted = max_bytes + 1
+        while wanted > 0:
+            chunk = os.read(descriptor, min(wanted, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+        raw = b"".join(chunks)
+        return raw, max(status.st_size, len(raw))
+    finally:
+        os.close(descriptor)
+
+
+def read_stream_limited(stream: BinaryIO, max_bytes: int = DEFAULT_MAX_BYTES) -> bytes:
+    """At most ``max_bytes + 1`` bytes of ``stream`` (standard input may never end: /dev/zero)."""
+    chunks = []
+    wanted = max_bytes + 1
+    while wanted > 0:
+        chunk = stream.read(min(wanted, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
+
+
+def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES,
+           size: int | None = None) -> tuple[str | None, Diagnostic | None]:
+    """Bytes to text, or the diagnostic that says why not. ``raw`` may be the start of a longer
+    input (see :func:`read_limited`): ``size`` is the whole file's size when it is known."""
     if len(raw) > max_bytes:
+        if size is not None:
+            amount = f"{size:,} bytes"
+        elif len(raw) == max_bytes + 1:  # the start of a stream: its length is not known
+            amount = f"more than {max_bytes:,} bytes"
+        else:
+            amount = f"{len(raw):,} bytes"
         return None, Diagnostic(path, 1, 1, "AML009",
-                                f"file is {len(raw):,} bytes, over the {max_bytes:,}-byte limit for a spec",
+                                f"file is {amount}, over the {max_bytes:,}-byte limit for a spec",
                                 hint="a job spec is a few kilobytes; raise `max-file-size` if this is intended")
     if raw.startswith(b"\xef\xbb\xbf"):
         raw = raw[3:]
@@ -435,11 +502,13 @@ def load_path(path: Path, display: str | None = None, max_bytes: int = DEFAULT_M
     """Read and parse a file on disk (``raw``: its bytes, when the caller has read them already);
     never raises for a missing or unreadable file."""
     shown = display or str(path)
+    size = None
     try:
-        raw = path.read_bytes() if raw is None else raw
+        if raw is None:
+            raw, size = read_limited(path, max_bytes)
     except OSError as error:
         return None, [Diagnostic(shown, 1, 1, "AML000", f"cannot read file: {error.strerror or error}")]
-    text, problem = decode(shown, raw, max_bytes)
+    text, problem = decode(shown, raw, max_bytes, size)
     if problem:
         return None, [problem]
     return parse(shown, text, path.parent, source=str(resolved(path)))

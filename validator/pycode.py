@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Iterator
 from . import paths as fs
 from .paths import resolved
 from .references import is_local_path
+from .loader import read_limited
 
 if TYPE_CHECKING:
     from .loader import Document
@@ -241,7 +242,8 @@ def _read(path: str, stamp: tuple[int, int]) -> str | None:
     if stamp[1] > MAX_SOURCE_BYTES:
         return None
     try:
-        return Path(path).read_bytes().decode("utf-8", errors="replace")
+        # A regular file only (a FIFO named `train.py` would block the read).
+        return read_limited(path, MAX_SOURCE_BYTES)[0].decode("utf-8", errors="replace")
     except OSError:
         return None
 

@@ -17,7 +17,7 @@ from typing import Callable
 
 from .diagnostic import Diagnostic
 from .kinds import detect
-from .loader import DEFAULT_MAX_BYTES, Document, load_path
+from .loader import DEFAULT_MAX_BYTES, Document, load_path, read_limited
 from . import paths as fs
 from .paths import resolved
 
@@ -152,10 +152,12 @@ def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
             if not name.endswith((".yml", ".yaml")) or candidate == target:
                 continue
             try:
-                raw = candidate.read_bytes()
+                # Only regular files, at most the size limit: a FIFO named `x.yml` beside the
+                # component would block the read, a huge file fill the memory.
+                raw, _ = read_limited(candidate, DEFAULT_MAX_BYTES)
             except OSError:
                 continue
-            if needle in raw and _uses(candidate, raw, target):
+            if len(raw) <= DEFAULT_MAX_BYTES and needle in raw and _uses(candidate, raw, target):
                 users.append(candidate)
         if folder.parent == folder:
             break

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
@@ -17,6 +18,50 @@ FORMATS = ("text", "json", "github", "sarif")
 
 _COLORS = {"error": "\033[1;31m", "warning": "\033[1;33m", "info": "\033[1;36m",
            "bold": "\033[1m", "dim": "\033[2m", "reset": "\033[0m", "green": "\033[1;32m"}
+
+
+def printable(text: str) -> str:
+    """``text`` with what cannot be written as UTF-8 escaped: a file name that is not valid
+    UTF-8 reaches us with its bad bytes as surrogates (os.fsdecode) and is shown as `\\xff`."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        pass
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _printable(diagnostic: Diagnostic) -> Diagnostic:
+    fixed = {name: printable(value) for name in ("path", "message", "hint")
+             if isinstance(value := getattr(diagnostic, name), str) and printable(value) is not value}
+    return replace(diagnostic, **fixed) if fixed else diagnostic
+
+
+# The widest excerpt of a source line: a minified or generated line can be megabytes long, and it
+# was printed once per finding on it.
+SNIPPET_WIDTH = 240
+
+
+def snippet(source: str, column: int, width: int) -> tuple[str, int, int]:
+    """(excerpt, caret column, caret width) of ``source`` around ``column`` (1-based): the line
+    itself when short, else a window of about SNIPPET_WIDTH characters with `…` where it was cut,
+    the caret still under the same character."""
+    if len(source) <= SNIPPET_WIDTH:
+        return source, column, width
+    width = min(width, SNIPPET_WIDTH // 2)
+    start = max(0, min(column - 1 - SNIPPET_WIDTH // 4, len(source) - SNIPPET_WIDTH))
+    end = start + SNIPPET_WIDTH
+    excerpt = source[start:end]
+    caret = column - start
+    if start > 0:
+        excerpt = "…" + excerpt
+        caret += 1
+    if end < len(source):
+        excerpt += "…"
+    return excerpt, caret, width
 
 
 def _paint(text: str, style: str, color: bool) -> str:
@@ -42,8 +87,8 @@ def summary(result: LintResult, shown: list[Diagnostic]) -> str:
 
 def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
                verbose: bool = False) -> None:
-    sources = {f.path: f.text.splitlines() for f in result.files if f.text is not None}
-    for diagnostic in shown:
+    sources = {printable(f.path): f.text.splitlines() for f in result.files if f.text is not None}
+    for diagnostic in map(_printable, shown):
         severity = str(diagnostic.severity)
         head = (f"{_paint(f'{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:', 'bold', color)} "
                 f"{_paint(diagnostic.code, severity, color)} {_paint(severity, severity, color)}: "
@@ -57,7 +102,8 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
             if diagnostic.end_column > diagnostic.column:
                 width = diagnostic.end_column - diagnostic.column
             width = max(1, min(width, len(source) - diagnostic.column + 1))
-            caret = " " * (diagnostic.column - 1) + "^" + "~" * (width - 1)
+            source, at, width = snippet(source, diagnostic.column, width)
+            caret = " " * (at - 1) + "^" + "~" * (width - 1)
             out.write(f"{gutter} |\n{diagnostic.line} | {source}\n{gutter} | {_paint(caret, severity, color)}\n")
             if diagnostic.hint:
                 out.write(f"{gutter} = {_paint('help', 'bold', color)}: {diagnostic.hint}\n")
@@ -66,9 +112,9 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
     if verbose:
         for report in result.files:
             if report.kind is None and report.skipped:
-                out.write(_paint(f"skipped {report.path}: {report.skipped}", "dim", color) + "\n")
+                out.write(_paint(f"skipped {printable(report.path)}: {report.skipped}", "dim", color) + "\n")
             elif report.kind is not None:
-                out.write(_paint(f"checked {report.path} as {report.kind}", "dim", color) + "\n")
+                out.write(_paint(f"checked {printable(report.path)} as {report.kind}", "dim", color) + "\n")
     text = summary(result, shown)
     out.write(_paint(text, "green" if text.startswith("All clean") else "bold", color) + "\n")
 
@@ -76,8 +122,8 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
 def write_json(result: LintResult, shown: list[Diagnostic], out: TextIO) -> None:
     payload = {
         "version": __version__,
-        "diagnostics": [d.to_dict() for d in shown],
-        "files": [{"path": f.path, "kind": f.kind, "skipped": f.skipped} for f in result.files],
+        "diagnostics": [_printable(d).to_dict() for d in shown],
+        "files": [{"path": printable(f.path), "kind": f.kind, "skipped": f.skipped} for f in result.files],
         "summary": {
             "errors": sum(1 for d in shown if d.severity is Severity.ERROR),
             "warnings": sum(1 for d in shown if d.severity is Severity.WARNING),
@@ -98,7 +144,7 @@ def _escape_property(text: str) -> str:
 
 def write_github(shown: list[Diagnostic], out: TextIO) -> None:
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
-    for d in shown:
+    for d in map(_printable, shown):
         rule = RULES.get(d.code)
         title = f"{d.code} {rule.name}" if rule else d.code
         properties = f"file={_escape_property(d.path)},line={d.line},col={d.column}"
@@ -123,7 +169,7 @@ def sarif_document(shown: list[Diagnostic], root: Path | None = None) -> dict:
         "defaultConfiguration": {"level": _SARIF_LEVEL[RULES[code].severity]},
     } for code in codes]
     results = []
-    for d in shown:
+    for d in map(_printable, shown):
         uri = Path(d.path)
         try:
             uri = uri.resolve().relative_to(root)

@@ -11,6 +11,12 @@ def mapping(value: Any) -> dict:
     return value if isinstance(value, dict) else {}
 
 
+def text(value: Any) -> str | None:
+    """``value`` when it is a string, else None: for a value compared with a set of names (a
+    list or a mapping written where a name belongs cannot be looked up in a set)."""
+    return value if isinstance(value, str) else None
+
+
 def sdk_number(value: Any) -> float | None:
     """The value as the SDK reads a numeric field (``float(value)``: numbers, and strings that
     parse as numbers, such as PyYAML's string '1e-3'), or None. Booleans are not numbers."""

@@ -24,7 +24,7 @@ from ..suggest import closest
 from ._base import check
 from ._commands import holders, word_span
 from ._shape import problems as shape_problems
-from ._values import mapping as _mapping
+from ._values import mapping as _mapping, text
 from .file_level import JOB
 
 # What each role of a reference is called in messages.
@@ -69,8 +69,8 @@ class Slot:
 def _ports(data: dict, base: Path_, local: bool) -> Iterator[Slot]:
     for name, value in _mapping(data.get("inputs")).items():
         if isinstance(value, dict) and "path" in value:
-            kind = value.get("type")
-            if isinstance(kind, str) and kind in LITERAL_TYPES:
+            kind = text(value.get("type"))
+            if kind in LITERAL_TYPES:
                 continue
             role = "model" if kind in MODEL_TYPES else "data"
             yield Slot(base + ("inputs", name, "path"), value.get("path"), role, local)
@@ -412,7 +412,7 @@ def _environment_file_problems(document: Document, value: str) -> Iterator[tuple
         yield (f"environment file '{value}' does not exist (no file '{shown}')",
                "the path is resolved against the folder of this spec file")
         return
-    if referenced.path.is_dir():
+    if fs.is_dir(referenced.path):
         yield f"environment file '{value}' is a folder", "name the environment's YAML file"
         return
     data = referenced.data
@@ -437,13 +437,13 @@ def _environment_file_problems(document: Document, value: str) -> Iterator[tuple
                f"write `conda_file: {conda_text.strip()[len(FILE_PREFIX):]}`")
         return
     conda = _local(conda_text)
-    if conda is not None and not (folder / conda).is_file():
+    if conda is not None and not fs.is_file(folder / conda):
         yield (f"environment file '{value}': conda file '{conda}' does not exist (no file "
                f"'{_shown(document, os.path.join(os.path.dirname(value[len(FILE_PREFIX):]), conda))}')",
                "paths in an environment file are resolved against that file's folder")
     build = data.get("build")
     context = _local(build.get("path")) if isinstance(build, dict) else None
-    if context is not None and not (folder / context).is_dir():
+    if context is not None and not fs.is_dir(folder / context):
         yield (f"environment file '{value}': Docker build context '{context}' is not a folder next to it",
                "paths in an environment file are resolved against that file's folder")
 
@@ -575,7 +575,7 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
                 "AML803", f"conda file '{conda.strip()}' does not exist: no file "
                           f"'{_shown(document, relative)}'", where,
                 hint="paths are resolved against the folder of this spec file")
-        elif path.is_dir():
+        elif fs.is_dir(path):
             yield document.diagnostic(
                 "AML803", f"conda file '{conda.strip()}' is a folder; `conda_file` names a conda YAML file",
                 where, hint="point it at the environment's conda.yml inside that folder")
@@ -598,7 +598,7 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
                           f"'{_shown(document, relative)}'", slot.path + ("build", "path"),
                 hint="paths are resolved against the folder of this spec file")
             return
-        if not path.is_dir():
+        if not fs.is_dir(path):
             yield document.diagnostic(
                 "AML803", f"Docker build context '{build['path'].strip()}' is a file; `build.path` names "
                           "the folder that holds the Dockerfile", slot.path + ("build", "path"))
@@ -606,7 +606,7 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
         dockerfile = build.get("dockerfile_path", "Dockerfile")
         if not isinstance(dockerfile, str) or "${{" in dockerfile or not dockerfile.strip():
             return
-        if not (path / dockerfile.strip()).is_file():
+        if not fs.is_file(path / dockerfile.strip()):
             where = slot.path + ("build", "dockerfile_path") if "dockerfile_path" in build else slot.path + ("build", "path")
             shown = _shown(document, os.path.join(relative, dockerfile.strip()))
             yield document.diagnostic(
