@@ -8,10 +8,11 @@ bombs before they expand. Nothing here raises on bad input: problems become diag
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Iterator, NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -108,19 +109,32 @@ class Document:
         """Position of the ``occurrence``-th ``needle`` inside the scalar at ``where``: a value may
         be quoted, folded or a block scalar, so search the source from the value's start."""
         line, column, end = self.locate(where)
+        # A value with thousands of findings asks for the 0th, 1st, 2nd... occurrence in turn:
+        # the hits found so far are kept, so the source is searched once per needle, not once
+        # per finding (which made a long command quadratic).
+        scans = self.__dict__.setdefault("_text_hits", {})
+        scan = scans.get((line, column, needle))
+        if scan is None:
+            scan = scans[(line, column, needle)] = ([], self._hits(line, column, needle))
+        hits, more = scan
+        while len(hits) <= occurrence:
+            hit = next(more, None)
+            if hit is None:
+                return line, column, end
+            hits.append(hit)
+        return hits[occurrence]
+
+    def _hits(self, line: int, column: int, needle: str) -> Iterator[tuple[int, int, int]]:
+        """Every (overlapping) ``needle`` in the 1,000 source lines from (line, column) on."""
         lines = self.lines
-        seen = 0
         start = column - 1
         for index in range(line - 1, min(len(lines), line - 1 + 1000)):
             text = lines[index]
             found = text.find(needle, start)
             while found != -1:
-                if seen == occurrence:
-                    return index + 1, found + 1, found + 1 + len(needle)
-                seen += 1
+                yield index + 1, found + 1, found + 1 + len(needle)
                 found = text.find(needle, found + 1)
             start = 0
-        return line, column, end
 
     def diagnostic(
         self,
@@ -145,6 +159,44 @@ class Document:
             hint=hint,
             end_column=end,
         )
+
+
+# Where each needle was found in a text so far (match starts, and where to search on), for
+# count_before: the texts of the latest few values only.
+_FOUND: OrderedDict[tuple[str, str, bool], tuple[list[int], list[int]]] = OrderedDict()
+_FOUND_LIMIT = 32
+
+
+def count_before(text: str, needle: str, end: int, *, overlapping: bool = False) -> int:
+    """How many ``needle`` sit in ``text`` before offset ``end``: ``text.count(needle, 0, end)``
+    (non-overlapping matches that end by ``end``), or with ``overlapping`` the matches that start
+    before it, as :meth:`Document.locate_text` counts. This is the ``occurrence`` a rule hands
+    locate_text for a finding at ``end``; a value with thousands of findings asks for each in
+    turn, so the matches found are kept and the text is searched once, not once per finding."""
+    end = min(len(text), max(0, end + len(text) if end < 0 else end))  # as a slice bound
+    if not needle:
+        return end + 1  # str.count: an empty needle matches at every offset up to ``end``
+    key = (text, needle, overlapping)
+    state = _FOUND.get(key)
+    if state is None:
+        state = _FOUND[key] = ([], [0])
+        while len(_FOUND) > _FOUND_LIMIT:
+            _FOUND.popitem(last=False)
+    else:
+        _FOUND.move_to_end(key)
+    starts, resume = state
+    size = len(needle)
+    # Search on until a match lies past ``end`` (or there are no more).
+    while resume[0] != -1 and (not starts or starts[-1] + (0 if overlapping else size) <= end):
+        found = text.find(needle, resume[0])
+        if found == -1:
+            resume[0] = -1
+            break
+        starts.append(found)
+        resume[0] = found + (1 if overlapping else size)
+    if overlapping:
+        return bisect_left(starts, end)
+    return bisect_right(starts, end - size)
 
 
 def to_pointer(where: Path_) -> str:

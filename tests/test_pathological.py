@@ -1,0 +1,105 @@
+"""Files built to be slow to lint: the work must grow with the file, not with its square, and
+what they hide must still be reported. No clock here (bench/pathological.py times them): the
+tests count the operations the linter performs, with a profiling hook, at one size and at
+twice that size."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from typing import Callable
+
+from validator import expressions, loader
+from validator.engine import lint_text
+
+JOB_HEAD = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+type: command
+environment: azureml:AzureML-sklearn-1.0-ubuntu20.04-py38-cpu@latest
+compute: azureml:cpu-cluster
+"""
+
+# Doubling the input may cost a little more than twice the work (a fixed part, rounding), never
+# four times, which is what work proportional to the square of the input gives.
+LINEAR = 2.2
+
+
+def operations(action: Callable[[], object], names: set[str]) -> tuple[Counter, object]:
+    """Run ``action`` and count the calls it makes to functions (Python or built-in, such as
+    ``str.find``) whose name is in ``names``."""
+    counts: Counter = Counter()
+
+    def hook(frame, event, arg):  # noqa: ANN001 - sys.setprofile's signature
+        if event == "c_call":
+            name = getattr(arg, "__name__", "")
+            if name in names:
+                counts[name] += 1
+        elif event == "call" and frame.f_code.co_name in names:
+            counts[frame.f_code.co_name] += 1
+
+    sys.setprofile(hook)
+    try:
+        result = action()
+    finally:
+        sys.setprofile(None)
+    return counts, result
+
+
+# Every way the rules search a value's text for a finding's place.
+SEARCHES = {"find", "count", "startswith", "finditer"}
+
+
+def undeclared_references(count: int, *, folded: bool = False) -> str:
+    references = " ".join(["${{inputs.x}}"] * count)
+    if folded:  # the same references over many source lines of a folded scalar
+        words = references.split(" ")
+        lines = "\n".join("  " + " ".join(words[i:i + 5]) for i in range(0, len(words), 5))
+        return JOB_HEAD + "command: >-\n  echo\n" + lines + "\n"
+    return JOB_HEAD + f"command: echo {references}\n"
+
+
+def fresh_caches() -> None:
+    """Forget the parses and searches of earlier tests, so that each measure does all its work."""
+    expressions.parse.cache_clear()
+    loader._FOUND.clear()
+
+
+def test_many_undeclared_references_are_located_in_linear_work() -> None:
+    for folded in (False, True):
+        fresh_caches()
+        small, report = operations(lambda: lint_text(undeclared_references(300, folded=folded), "job.yml"),
+                                   SEARCHES)
+        found = [d for d in report.diagnostics if d.code == "AML202"]
+        assert len(found) == 300
+        # Each finding points at its own reference, in order.
+        places = [(d.line, d.column) for d in found]
+        assert places == sorted(set(places))
+        fresh_caches()
+        large, _ = operations(lambda: lint_text(undeclared_references(600, folded=folded), "job.yml"),
+                              SEARCHES)
+        assert sum(large.values()) <= LINEAR * sum(small.values()), (folded, small, large)
+
+
+def test_locate_text_keeps_its_answers() -> None:
+    """The k-th occurrence of a needle is the same whichever occurrences were asked before."""
+    text = JOB_HEAD + "command: >-\n  echo aaa ${{inputs.x}}\n  aa ${{inputs.x}} a\n"
+    document, _ = loader.parse("job.yml", text)
+    expected = [(6, 8, 10), (6, 9, 11), (7, 3, 5)]
+    assert [document.locate_text(("command",), "aa", k) for k in (2, 0, 1)] == [expected[2], expected[0],
+                                                                              expected[1]]
+    assert document.locate_text(("command",), "aa", 3) == document.locate(("command",))
+    assert document.locate_text(("command",), "${{inputs.x}}", 1) == (7, 6, 19)
+
+
+def test_count_before_counts_as_str_count_does() -> None:
+    samples = ["", "a", "aaaa", "ab$ab$$ab", "${{inputs.x}} ${{inputs.x}}${{inputs.x}}", "abababa"]
+    needles = ["", "a", "aa", "ab", "$", "aba", "${{inputs.x}}", "{inputs.x}"]
+    for text in samples:
+        for needle in needles:
+            loader._FOUND.clear()
+            # In order, backwards, and again: answers do not depend on what was asked before.
+            for end in [*range(len(text) + 2), *reversed(range(len(text) + 2))]:
+                assert loader.count_before(text, needle, end) == text.count(needle, 0, end)
+                if needle:
+                    starting = sum(1 for i in range(end) if text.startswith(needle, i))
+                    assert loader.count_before(text, needle, end, overlapping=True) == starting
