@@ -103,3 +103,29 @@ def test_count_before_counts_as_str_count_does() -> None:
                 if needle:
                     starting = sum(1 for i in range(end) if text.startswith(needle, i))
                     assert loader.count_before(text, needle, end, overlapping=True) == starting
+
+
+def aliased_text(size: int, aliases: int) -> str:
+    tags = "".join(f"  t{i}: *big\n" for i in range(aliases))
+    return JOB_HEAD + f"command: echo hi\ndescription: &big {'a' * size}\ntags:\n{tags}"
+
+
+def test_a_long_string_aliased_many_times_is_an_alias_bomb() -> None:
+    # 100 KB aliased 20 times is 2 MB once expanded: few nodes, a lot of text.
+    report = lint_text(aliased_text(100_000, 20), "job.yml")
+    assert [d.code for d in report.diagnostics] == ["AML007"]
+    assert "characters of text" in report.diagnostics[0].message
+    # Reported at the alias that goes over (the 11th: 1.1 MB), not at the anchor.
+    assert (report.diagnostics[0].line, report.diagnostics[0].pointer) == (18, "/tags/t10")
+
+
+def test_merged_keys_count_as_expanded_text() -> None:
+    keys = "".join(f"  k{i:03d}{'k' * 990}: v\n" for i in range(100))  # 100 KB of keys, 100 values
+    users = "".join(f"  t{i}:\n    <<: *defaults\n" for i in range(15))
+    report = lint_text(JOB_HEAD + f"command: echo hi\ndefaults: &defaults\n{keys}tags:\n{users}", "job.yml")
+    assert [(d.code, "characters of text" in d.message) for d in report.diagnostics] == [("AML007", True)]
+
+
+def test_anchored_text_reused_a_few_times_is_fine() -> None:
+    report = lint_text(aliased_text(2_000, 50), "job.yml")  # 100 KB once expanded
+    assert not [d for d in report.diagnostics if d.code == "AML007"]

@@ -47,6 +47,10 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
 DEFAULT_MAX_BYTES = 1024 * 1024
 # A real spec repeats a handful of anchored blocks; a billion-laughs file repeats millions.
 MAX_ALIAS_EXPANSIONS = 10_000
+# Few nodes can still hold a lot of text: one long anchored string aliased 10,000 times is
+# gigabytes once expanded (as the SDK expands it to send the job). Aliases may add at most a
+# spec's size limit of text (keys and scalars) to the document.
+MAX_ALIAS_TEXT = 1024 * 1024
 MAX_DEPTH = 200
 
 _YAML = "tag:yaml.org,2002:"
@@ -211,6 +215,16 @@ class _Abort(Exception):
         self.diagnostic = diagnostic
 
 
+def _text_size(node: yaml.Node) -> int:
+    """The characters a node adds to the document by itself: a scalar's text, a mapping's keys
+    (its values and a sequence's items are nodes of their own)."""
+    if isinstance(node, yaml.ScalarNode):
+        return len(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return sum(len(key.value) for key, _ in node.value if isinstance(key, yaml.ScalarNode))
+    return 0
+
+
 def _end_column(node: yaml.Node) -> int:
     if node.start_mark.line == node.end_mark.line:
         return node.end_mark.column + 1
@@ -226,6 +240,8 @@ class _Builder:
         self.problems: list[Diagnostic] = []
         self.visited: set[int] = set()
         self.expansions = 0
+        self.expanded_text = 0
+        self.merged: set[int] = set()
         self.active: set[int] = set()
 
     def _diag(self, node: yaml.Node, code: str, message: str, hint: str | None = None,
@@ -261,6 +277,7 @@ class _Builder:
                     owner or node, "AML007",
                     f"aliases expand to more than {MAX_ALIAS_EXPANSIONS:,} nodes here (a 'billion laughs' file)",
                     "write the repeated blocks out, or use fewer nested aliases", where))
+            self._add_expanded_text(_text_size(node), owner or node, where)
         self.visited.add(node_id)
         if depth > MAX_DEPTH:
             raise _Abort(self._diag(owner or node, "AML007", f"nesting deeper than {MAX_DEPTH} levels",
@@ -286,6 +303,14 @@ class _Builder:
             return self._mapping(node, where, depth)
         finally:
             self.active.discard(node_id)
+
+    def _add_expanded_text(self, size: int, at: yaml.Node, where: Path_) -> None:
+        self.expanded_text += size
+        if self.expanded_text > MAX_ALIAS_TEXT:
+            raise _Abort(self._diag(
+                at, "AML007",
+                f"aliases expand to more than {MAX_ALIAS_TEXT:,} characters of text here (a 'billion laughs' file)",
+                "write the repeated text out, or alias it fewer times", where))
 
     def _check_collection_tag(self, node: yaml.Node, expected: str, where: Path_) -> None:
         if node.tag != expected and node.tag not in (_YAML + "omap", _YAML + "set", _YAML + "pairs"):
@@ -324,6 +349,11 @@ class _Builder:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for source in sources:
                     if isinstance(source, yaml.MappingNode):
+                        # A merge copies the source's keys (its values are built, and counted,
+                        # like any alias): a source met before is an expansion of its text.
+                        if id(source) in self.visited or id(source) in self.merged:
+                            self._add_expanded_text(_text_size(source), key_node, where)
+                        self.merged.add(id(source))
                         merged.extend(source.value)
                     else:
                         self.problems.append(self._diag(
