@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from pathlib import Path
 from typing import Callable
 
 from validator import expressions, loader
-from validator.engine import lint_text
+from validator.diagnostic import Severity
+from validator.engine import lint_paths, lint_text
 
 JOB_HEAD = """\
 $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
@@ -129,3 +131,48 @@ def test_merged_keys_count_as_expanded_text() -> None:
 def test_anchored_text_reused_a_few_times_is_fine() -> None:
     report = lint_text(aliased_text(2_000, 50), "job.yml")  # 100 KB once expanded
     assert not [d for d in report.diagnostics if d.code == "AML007"]
+
+
+COMPONENT = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+type: command
+name: Comp_{index:04d}
+version: 1
+command: echo {index}
+environment: azureml:sklearn-train:2
+"""
+
+PIPELINE = """\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+settings:
+  default_compute: azureml:cpu-cluster
+jobs:
+  first:
+    type: command
+    component: ./comp_0000.yml
+"""
+
+
+def flat_folder(folder: Path, count: int) -> Path:
+    """``count`` component files with a name finding (a title-case name) and a pipeline that
+    uses the first of them, all in one folder."""
+    folder.mkdir()
+    for index in range(count):
+        (folder / f"comp_{index:04d}.yml").write_text(COMPONENT.format(index=index))
+    (folder / "pipeline.yml").write_text(PIPELINE)
+    return folder
+
+
+def test_a_flat_folder_of_components_is_read_in_linear_work(tmp_path: Path) -> None:
+    reads = {"read_bytes", "listdir", "open"}
+    small, result = operations(lambda: lint_paths([flat_folder(tmp_path / "small", 40)]), reads)
+    by_file = {Path(f.path).name: f.diagnostics for f in result.files}
+    # The component the pipeline uses: its name is a warning (registered anonymously);
+    # the others keep their error.
+    assert [d.code for d in by_file["comp_0000.yml"] if d.severity is Severity.WARNING] == ["AML549"]
+    assert all("AML549" not in {d.code for d in by_file[f"comp_{i:04d}.yml"]} for i in range(1, 40))
+    assert all(d.severity is Severity.ERROR for i in range(1, 40) for d in by_file[f"comp_{i:04d}.yml"])
+    assert all(by_file[f"comp_{i:04d}.yml"] for i in range(1, 40))
+    large, _ = operations(lambda: lint_paths([flat_folder(tmp_path / "large", 80)]), reads)
+    assert sum(large.values()) <= LINEAR * sum(small.values()), (small, large)
