@@ -176,3 +176,31 @@ def test_a_flat_folder_of_components_is_read_in_linear_work(tmp_path: Path) -> N
     assert all(by_file[f"comp_{i:04d}.yml"] for i in range(1, 40))
     large, _ = operations(lambda: lint_paths([flat_folder(tmp_path / "large", 80)]), reads)
     assert sum(large.values()) <= LINEAR * sum(small.values()), (small, large)
+
+
+def test_findings_on_one_long_line_print_in_linear_space() -> None:
+    """The text format shows the source line of each finding: on a line of thousands of
+    findings it shows the part around each, and prepares the line once."""
+    from io import StringIO
+
+    from validator.engine import LintResult
+    from validator.report import write_text
+
+    def printed(count: int) -> tuple[Counter, str]:
+        fresh_caches()
+        report = lint_text(undeclared_references(count), "job.yml")
+        out = StringIO()
+        calls, _ = operations(lambda: write_text(LintResult([report]), report.diagnostics, out, color=False),
+                              {"expandtabs"})
+        return calls, out.getvalue()
+
+    small_calls, small = printed(400)
+    large_calls, large = printed(800)
+    assert len(large) <= LINEAR * len(small), (len(small), len(large))
+    assert small_calls["expandtabs"] == large_calls["expandtabs"] == 1
+    # The excerpt still points at the finding: the caret sits under the reference it reports.
+    lines = large.splitlines()
+    for head, source, caret in ((lines[i], lines[i + 2], lines[i + 3]) for i in (0, 5 * 400, 5 * 799)):
+        assert "AML202" in head
+        column = caret.index("^")
+        assert source[column:column + len("${{inputs.x}}")] == "${{inputs.x}}", (source, caret)

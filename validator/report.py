@@ -40,9 +40,29 @@ def summary(result: LintResult, shown: list[Diagnostic]) -> str:
     return f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')} ({tail})."
 
 
+# A source line is shown whole up to this length. A longer one (a command of thousands of
+# words on one line) is cut to the part around the finding: thousands of findings on it would
+# print the whole line, and a caret as far out, for each, gigabytes for a file under 1 MiB.
+_WHOLE_LINE = 1000
+_AROUND = 200
+
+
+def _excerpt(source: str, column: int, width: int) -> tuple[str, int, int]:
+    """The part of ``source`` to show for a finding at ``column`` (1-based) spanning ``width``
+    characters: (text, the finding's column in that text, the width still shown)."""
+    if len(source) <= _WHOLE_LINE:
+        return source, column, width
+    start = max(0, column - 1 - _AROUND)
+    end = min(len(source), column - 1 + min(width, _AROUND) + _AROUND)
+    prefix = "..." if start else ""
+    shown = prefix + source[start:end] + ("..." if end < len(source) else "")
+    return shown, column - start + len(prefix), max(1, min(width, end - column + 1))
+
+
 def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
                verbose: bool = False) -> None:
     sources = {f.path: f.text.splitlines() for f in result.files if f.text is not None}
+    shown_lines: dict[tuple[str, int], str] = {}  # each source line prepared once, however many findings
     for diagnostic in shown:
         severity = str(diagnostic.severity)
         head = (f"{_paint(f'{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:', 'bold', color)} "
@@ -51,13 +71,16 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
         out.write(head + "\n")
         lines = sources.get(diagnostic.path, [])
         if 0 < diagnostic.line <= len(lines):
-            source = lines[diagnostic.line - 1].expandtabs(1)
+            source = shown_lines.get((diagnostic.path, diagnostic.line))
+            if source is None:
+                source = shown_lines[(diagnostic.path, diagnostic.line)] = lines[diagnostic.line - 1].expandtabs(1)
             gutter = " " * len(str(diagnostic.line))
             width = 1
             if diagnostic.end_column > diagnostic.column:
                 width = diagnostic.end_column - diagnostic.column
             width = max(1, min(width, len(source) - diagnostic.column + 1))
-            caret = " " * (diagnostic.column - 1) + "^" + "~" * (width - 1)
+            source, column, width = _excerpt(source, diagnostic.column, width)
+            caret = " " * (column - 1) + "^" + "~" * (width - 1)
             out.write(f"{gutter} |\n{diagnostic.line} | {source}\n{gutter} | {_paint(caret, severity, color)}\n")
             if diagnostic.hint:
                 out.write(f"{gutter} = {_paint('help', 'bold', color)}: {diagnostic.hint}\n")
