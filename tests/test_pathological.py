@@ -204,3 +204,66 @@ def test_findings_on_one_long_line_print_in_linear_space() -> None:
         assert "AML202" in head
         column = caret.index("^")
         assert source[column:column + len("${{inputs.x}}")] == "${{inputs.x}}", (source, caret)
+
+
+class Scanned(str):
+    """A text that adds up how many characters its searches go through."""
+
+    characters = 0
+
+    def find(self, sub: str, start: int = 0, end: int | None = None) -> int:  # type: ignore[override]
+        found = str.find(self, sub, start, len(self) if end is None else end)
+        Scanned.characters += (len(self) if found == -1 else found + len(sub)) - max(0, start)
+        return found
+
+
+def scanned_to_place(count: int) -> int:
+    """Characters searched to place ``count`` different references of one command, as the rules
+    do: the occurrence before each (count_before), then its place in the source (locate_text)."""
+    fresh_caches()
+    text = JOB_HEAD + "command: echo " + " ".join(f"${{{{inputs.x{i}}}}}" for i in range(count)) + "\n"
+    document, _ = loader.parse("job.yml", text)
+    document.__dict__["_lines"] = [Scanned(line) for line in text.splitlines()]
+    command = Scanned(document.data["command"])
+    Scanned.characters = 0
+    places = []
+    for reference in expressions.parse(str(command)).references:
+        occurrence = loader.count_before(command, reference.text, reference.start)
+        places.append(document.locate_text(("command",), reference.text, occurrence))
+    assert [column for _, column, _ in places] == [10 + reference.start for reference in
+                                                   expressions.parse(str(command)).references]
+    return Scanned.characters
+
+
+def test_many_different_references_are_located_in_linear_work() -> None:
+    small, large = scanned_to_place(1_000), scanned_to_place(2_000)
+    assert large <= LINEAR * small, (small, large)
+
+
+def test_reference_tokens_are_found_where_a_search_finds_them() -> None:
+    """The token index (for `${{...}}` needles) answers as the plain search does, on texts of
+    unclosed, nested and run-together braces."""
+    import random
+
+    pieces = ["$", "{", "}", "a", " ", "${{", "}}", "\n"]
+    chooser = random.Random(7)
+    for _ in range(3000):
+        text = "".join(chooser.choice(pieces) for _ in range(chooser.randint(0, 25)))
+        needles = {text[i:j] for i in range(len(text)) for j in range(i + 5, min(len(text), i + 12) + 1)}
+        needles = {n for n in needles if loader.is_reference_token(n)}
+        fresh_caches()
+        loader._TOKENS.clear()
+        for needle in needles:
+            for end in range(len(text) + 2):
+                assert loader.count_before(text, needle, end) == text.count(needle, 0, end)
+                starting = sum(1 for i in range(end) if text.startswith(needle, i))
+                assert loader.count_before(text, needle, end, overlapping=True) == starting
+        document, _ = loader.parse("job.yml", "command: >-\n  " + text.replace("\n", "\n  ") + "\n")
+        if document.data is None:
+            continue
+        line, column, end = document.locate(("command",))
+        for needle in needles:
+            searched = list(document._hits(line, column, needle))
+            for k in range(3):
+                expected = searched[k] if k < len(searched) else (line, column, end)
+                assert document.locate_text(("command",), needle, k) == expected, (text, needle, k)

@@ -113,6 +113,8 @@ class Document:
         """Position of the ``occurrence``-th ``needle`` inside the scalar at ``where``: a value may
         be quoted, folded or a block scalar, so search the source from the value's start."""
         line, column, end = self.locate(where)
+        if is_reference_token(needle) and needle.splitlines() == [needle]:
+            return self._locate_token(line, column, end, needle, occurrence)
         # A value with thousands of findings asks for the 0th, 1st, 2nd... occurrence in turn:
         # the hits found so far are kept, so the source is searched once per needle, not once
         # per finding (which made a long command quadratic).
@@ -127,6 +129,29 @@ class Document:
                 return line, column, end
             hits.append(hit)
         return hits[occurrence]
+
+    def _locate_token(self, line: int, column: int, end: int, needle: str,
+                      occurrence: int) -> tuple[int, int, int]:
+        """locate_text for a `${{...}}` token: the source lines from the value's start on are
+        indexed by token, as far as asked, so that thousands of different references in one
+        value are found in one pass (searching for each from the value's start was quadratic)."""
+        windows = self.__dict__.setdefault("_token_windows", {})
+        window = windows.get((line, column))
+        if window is None:
+            window = windows[(line, column)] = ({}, [line - 1])
+        found, next_line = window
+        lines = self.lines
+        last = min(len(lines), line - 1 + 1000)
+        hits = found.get(needle)
+        while (hits is None or len(hits) <= occurrence) and next_line[0] < last:
+            index = next_line[0]
+            next_line[0] += 1
+            for start, token in reference_tokens(lines[index], column - 1 if index == line - 1 else 0):
+                found.setdefault(token, []).append((index + 1, start + 1, start + 1 + len(token)))
+            hits = found.get(needle)
+        if hits is not None and len(hits) > occurrence:
+            return hits[occurrence]
+        return line, column, end
 
     def _hits(self, line: int, column: int, needle: str) -> Iterator[tuple[int, int, int]]:
         """Every (overlapping) ``needle`` in the 1,000 source lines from (line, column) on."""
@@ -165,6 +190,55 @@ class Document:
         )
 
 
+# A `${{...}}` token longer than this is not indexed (the needles of findings are references,
+# a few dozen characters): a text of unclosed '${{' followed far away by '}}' would otherwise
+# copy most of itself for each.
+_TOKEN_LIMIT = 256
+
+
+def is_reference_token(needle: str) -> bool:
+    """``needle`` is a `${{...}}` token that ends at its first '}}', as the expression parser
+    cuts one (so it is found in a text exactly where :func:`reference_tokens` finds it, and two
+    of them never overlap)."""
+    inner = needle[3:-2]
+    return (5 <= len(needle) <= _TOKEN_LIMIT and needle.startswith("${{") and needle.endswith("}}")
+            and "}}" not in inner and not inner.endswith("}"))
+
+
+def reference_tokens(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(offset, token) of every `${{` in ``text`` from ``start`` on, with the text up to the
+    first '}}' after it (tokens up to the size limit), in one pass over the text."""
+    opening = text.find("${{", start)
+    close = -1
+    while opening != -1:
+        if close < opening + 3:  # the first '}}' after the previous opening may serve this one
+            close = text.find("}}", opening + 3)
+            if close == -1:
+                return
+        if close + 2 - opening <= _TOKEN_LIMIT:
+            yield opening, text[opening:close + 2]
+        opening = text.find("${{", opening + 1)
+
+
+# The `${{...}}` tokens of the latest few texts, with their offsets, for count_before.
+_TOKENS: OrderedDict[str, dict[str, list[int]]] = OrderedDict()
+_TOKENS_LIMIT = 32
+
+
+def _tokens_of(text: str) -> dict[str, list[int]]:
+    found = _TOKENS.get(text)
+    if found is None:
+        found = {}
+        for start, token in reference_tokens(text):
+            found.setdefault(token, []).append(start)
+        _TOKENS[text] = found
+        while len(_TOKENS) > _TOKENS_LIMIT:
+            _TOKENS.popitem(last=False)
+    else:
+        _TOKENS.move_to_end(text)
+    return found
+
+
 # Where each needle was found in a text so far (match starts, and where to search on), for
 # count_before: the texts of the latest few values only.
 _FOUND: OrderedDict[tuple[str, str, bool], tuple[list[int], list[int]]] = OrderedDict()
@@ -180,6 +254,11 @@ def count_before(text: str, needle: str, end: int, *, overlapping: bool = False)
     end = min(len(text), max(0, end + len(text) if end < 0 else end))  # as a slice bound
     if not needle:
         return end + 1  # str.count: an empty needle matches at every offset up to ``end``
+    if is_reference_token(needle):
+        # Thousands of different references in one text: one pass indexes them all. Such a
+        # token never overlaps itself, so both ways of counting agree.
+        starts = _tokens_of(text).get(needle, [])
+        return bisect_left(starts, end) if overlapping else bisect_right(starts, end - len(needle))
     key = (text, needle, overlapping)
     state = _FOUND.get(key)
     if state is None:
