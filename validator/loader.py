@@ -11,10 +11,11 @@ from __future__ import annotations
 import errno
 import os
 import stat as stat_module
+from bisect import bisect_left, bisect_right
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple
+from typing import Any, BinaryIO, Iterator, NamedTuple
 
 import yaml
 from yaml.constructor import SafeConstructor
@@ -49,6 +50,10 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
 DEFAULT_MAX_BYTES = 1024 * 1024
 # A real spec repeats a handful of anchored blocks; a billion-laughs file repeats millions.
 MAX_ALIAS_EXPANSIONS = 10_000
+# Few nodes can still hold a lot of text: one long anchored string aliased 10,000 times is
+# gigabytes once expanded (as the SDK expands it to send the job). Aliases may add at most a
+# spec's size limit of text (keys and scalars) to the document.
+MAX_ALIAS_TEXT = 1024 * 1024
 MAX_DEPTH = 200
 
 _YAML = "tag:yaml.org,2002:"
@@ -111,19 +116,57 @@ class Document:
         """Position of the ``occurrence``-th ``needle`` inside the scalar at ``where``: a value may
         be quoted, folded or a block scalar, so search the source from the value's start."""
         line, column, end = self.locate(where)
+        if is_reference_token(needle) and needle.splitlines() == [needle]:
+            return self._locate_token(line, column, end, needle, occurrence)
+        # A value with thousands of findings asks for the 0th, 1st, 2nd... occurrence in turn:
+        # the hits found so far are kept, so the source is searched once per needle, not once
+        # per finding (which made a long command quadratic).
+        scans = self.__dict__.setdefault("_text_hits", {})
+        scan = scans.get((line, column, needle))
+        if scan is None:
+            scan = scans[(line, column, needle)] = ([], self._hits(line, column, needle))
+        hits, more = scan
+        while len(hits) <= occurrence:
+            hit = next(more, None)
+            if hit is None:
+                return line, column, end
+            hits.append(hit)
+        return hits[occurrence]
+
+    def _locate_token(self, line: int, column: int, end: int, needle: str,
+                      occurrence: int) -> tuple[int, int, int]:
+        """locate_text for a `${{...}}` token: the source lines from the value's start on are
+        indexed by token, as far as asked, so that thousands of different references in one
+        value are found in one pass (searching for each from the value's start was quadratic)."""
+        windows = self.__dict__.setdefault("_token_windows", {})
+        window = windows.get((line, column))
+        if window is None:
+            window = windows[(line, column)] = ({}, [line - 1])
+        found, next_line = window
         lines = self.lines
-        seen = 0
+        last = min(len(lines), line - 1 + 1000)
+        hits = found.get(needle)
+        while (hits is None or len(hits) <= occurrence) and next_line[0] < last:
+            index = next_line[0]
+            next_line[0] += 1
+            for start, token in reference_tokens(lines[index], column - 1 if index == line - 1 else 0):
+                found.setdefault(token, []).append((index + 1, start + 1, start + 1 + len(token)))
+            hits = found.get(needle)
+        if hits is not None and len(hits) > occurrence:
+            return hits[occurrence]
+        return line, column, end
+
+    def _hits(self, line: int, column: int, needle: str) -> Iterator[tuple[int, int, int]]:
+        """Every (overlapping) ``needle`` in the 1,000 source lines from (line, column) on."""
+        lines = self.lines
         start = column - 1
         for index in range(line - 1, min(len(lines), line - 1 + 1000)):
             text = lines[index]
             found = text.find(needle, start)
             while found != -1:
-                if seen == occurrence:
-                    return index + 1, found + 1, found + 1 + len(needle)
-                seen += 1
+                yield index + 1, found + 1, found + 1 + len(needle)
                 found = text.find(needle, found + 1)
             start = 0
-        return line, column, end
 
     def diagnostic(
         self,
@@ -150,6 +193,98 @@ class Document:
         )
 
 
+# A `${{...}}` token longer than this is not indexed (the needles of findings are references,
+# a few dozen characters): a text of unclosed '${{' followed far away by '}}' would otherwise
+# copy most of itself for each.
+_TOKEN_LIMIT = 256
+
+
+def is_reference_token(needle: str) -> bool:
+    """``needle`` is a `${{...}}` token that ends at its first '}}', as the expression parser
+    cuts one (so it is found in a text exactly where :func:`reference_tokens` finds it, and two
+    of them never overlap)."""
+    inner = needle[3:-2]
+    return (5 <= len(needle) <= _TOKEN_LIMIT and needle.startswith("${{") and needle.endswith("}}")
+            and "}}" not in inner and not inner.endswith("}"))
+
+
+def reference_tokens(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """(offset, token) of every `${{` in ``text`` from ``start`` on, with the text up to the
+    first '}}' after it (tokens up to the size limit), in one pass over the text."""
+    opening = text.find("${{", start)
+    close = -1
+    while opening != -1:
+        if close < opening + 3:  # the first '}}' after the previous opening may serve this one
+            close = text.find("}}", opening + 3)
+            if close == -1:
+                return
+        if close + 2 - opening <= _TOKEN_LIMIT:
+            yield opening, text[opening:close + 2]
+        opening = text.find("${{", opening + 1)
+
+
+# The `${{...}}` tokens of the latest few texts, with their offsets, for count_before.
+_TOKENS: OrderedDict[str, dict[str, list[int]]] = OrderedDict()
+_TOKENS_LIMIT = 32
+
+
+def _tokens_of(text: str) -> dict[str, list[int]]:
+    found = _TOKENS.get(text)
+    if found is None:
+        found = {}
+        for start, token in reference_tokens(text):
+            found.setdefault(token, []).append(start)
+        _TOKENS[text] = found
+        while len(_TOKENS) > _TOKENS_LIMIT:
+            _TOKENS.popitem(last=False)
+    else:
+        _TOKENS.move_to_end(text)
+    return found
+
+
+# Where each needle was found in a text so far (match starts, and where to search on), for
+# count_before: the texts of the latest few values only.
+_FOUND: OrderedDict[tuple[str, str, bool], tuple[list[int], list[int]]] = OrderedDict()
+_FOUND_LIMIT = 32
+
+
+def count_before(text: str, needle: str, end: int, *, overlapping: bool = False) -> int:
+    """How many ``needle`` sit in ``text`` before offset ``end``: ``text.count(needle, 0, end)``
+    (non-overlapping matches that end by ``end``), or with ``overlapping`` the matches that start
+    before it, as :meth:`Document.locate_text` counts. This is the ``occurrence`` a rule hands
+    locate_text for a finding at ``end``; a value with thousands of findings asks for each in
+    turn, so the matches found are kept and the text is searched once, not once per finding."""
+    end = min(len(text), max(0, end + len(text) if end < 0 else end))  # as a slice bound
+    if not needle:
+        return end + 1  # str.count: an empty needle matches at every offset up to ``end``
+    if is_reference_token(needle):
+        # Thousands of different references in one text: one pass indexes them all. Such a
+        # token never overlaps itself, so both ways of counting agree.
+        starts = _tokens_of(text).get(needle, [])
+        return bisect_left(starts, end) if overlapping else bisect_right(starts, end - len(needle))
+    key = (text, needle, overlapping)
+    state = _FOUND.get(key)
+    if state is None:
+        state = _FOUND[key] = ([], [0])
+        while len(_FOUND) > _FOUND_LIMIT:
+            _FOUND.popitem(last=False)
+    else:
+        _FOUND.move_to_end(key)
+    starts, resume = state
+    size = len(needle)
+    # Search on until a match lies past ``end`` (or there are no more).
+    while resume[0] != -1 and (not starts or starts[-1] + (0 if overlapping else size) <= end):
+        found = text.find(needle, resume[0])
+        if found == -1:
+            resume[0] = -1
+            break
+        starts.append(found)
+        resume[0] = found + (1 if overlapping else size)
+    if overlapping:
+        return bisect_left(starts, end)
+    return bisect_right(starts, end - size)
+
+
 def to_pointer(where: Path_) -> str:
     """RFC 6901 JSON pointer for a data path."""
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in where)
@@ -160,6 +295,16 @@ class _Abort(Exception):
 
     def __init__(self, diagnostic: Diagnostic):
         self.diagnostic = diagnostic
+
+
+def _text_size(node: yaml.Node) -> int:
+    """The characters a node adds to the document by itself: a scalar's text, a mapping's keys
+    (its values and a sequence's items are nodes of their own)."""
+    if isinstance(node, yaml.ScalarNode):
+        return len(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return sum(len(key.value) for key, _ in node.value if isinstance(key, yaml.ScalarNode))
+    return 0
 
 
 def _end_column(node: yaml.Node) -> int:
@@ -177,6 +322,8 @@ class _Builder:
         self.problems: list[Diagnostic] = []
         self.visited: set[int] = set()
         self.expansions = 0
+        self.expanded_text = 0
+        self.merged: set[int] = set()
         self.active: set[int] = set()
 
     def _diag(self, node: yaml.Node, code: str, message: str, hint: str | None = None,
@@ -212,6 +359,7 @@ class _Builder:
                     owner or node, "AML007",
                     f"aliases expand to more than {MAX_ALIAS_EXPANSIONS:,} nodes here (a 'billion laughs' file)",
                     "write the repeated blocks out, or use fewer nested aliases", where))
+            self._add_expanded_text(_text_size(node), owner or node, where)
         self.visited.add(node_id)
         if depth > MAX_DEPTH:
             raise _Abort(self._diag(owner or node, "AML007", f"nesting deeper than {MAX_DEPTH} levels",
@@ -237,6 +385,14 @@ class _Builder:
             return self._mapping(node, where, depth)
         finally:
             self.active.discard(node_id)
+
+    def _add_expanded_text(self, size: int, at: yaml.Node, where: Path_) -> None:
+        self.expanded_text += size
+        if self.expanded_text > MAX_ALIAS_TEXT:
+            raise _Abort(self._diag(
+                at, "AML007",
+                f"aliases expand to more than {MAX_ALIAS_TEXT:,} characters of text here (a 'billion laughs' file)",
+                "write the repeated text out, or alias it fewer times", where))
 
     def _check_collection_tag(self, node: yaml.Node, expected: str, where: Path_) -> None:
         if node.tag != expected and node.tag not in (_YAML + "omap", _YAML + "set", _YAML + "pairs"):
@@ -275,6 +431,11 @@ class _Builder:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for source in sources:
                     if isinstance(source, yaml.MappingNode):
+                        # A merge copies the source's keys (its values are built, and counted,
+                        # like any alias): a source met before is an expansion of its text.
+                        if id(source) in self.visited or id(source) in self.merged:
+                            self._add_expanded_text(_text_size(source), key_node, where)
+                        self.merged.add(id(source))
                         merged.extend(source.value)
                     else:
                         self.problems.append(self._diag(

@@ -127,6 +127,9 @@ def resolve(document: Document, reference: str) -> Referenced:
 
 STEP_USERS_LEVELS = 2
 _STEP_USERS: dict[Path, list[Path]] = fs.run_cache()
+# Per folder, for the lint run: the component files its pipelines' steps use, and which
+# pipelines use each (in file-name order).
+_FOLDER_USERS: dict[Path, dict[Path, list[Path]]] = fs.run_cache()
 
 
 def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
@@ -134,31 +137,15 @@ def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
     their component (`component:`, or a sweep step's `trial:`), looked for in the file's folder
     and up to ``levels`` folders above it, where example repositories keep the pipeline next
     to its components (`pipeline.yml` + `component.yml`, or `components/train/train.yml`).
-    Only the YAML files that mention ``path``'s name are parsed. Cached for the lint run."""
+    A pipeline counts when its text mentions ``path``'s name. Cached for the lint run."""
     target = resolved(path)
     cached = _STEP_USERS.get(target)
     if cached is not None:
         return list(cached)
     users: list[Path] = []
-    needle = target.name.encode()
     folder = target.parent
     for _ in range(levels + 1):
-        try:
-            names = sorted(os.listdir(folder))
-        except OSError:
-            names = []
-        for name in names:
-            candidate = folder / name
-            if not name.endswith((".yml", ".yaml")) or candidate == target:
-                continue
-            try:
-                # Only regular files, at most the size limit: a FIFO named `x.yml` beside the
-                # component would block the read, a huge file fill the memory.
-                raw, _ = read_limited(candidate, DEFAULT_MAX_BYTES)
-            except OSError:
-                continue
-            if len(raw) <= DEFAULT_MAX_BYTES and needle in raw and _uses(candidate, raw, target):
-                users.append(candidate)
+        users.extend(user for user in folder_users(folder).get(target, ()) if user != target)
         if folder.parent == folder:
             break
         folder = folder.parent
@@ -166,12 +153,47 @@ def step_users(path: Path, levels: int = STEP_USERS_LEVELS) -> list[Path]:
     return users
 
 
-def _uses(candidate: Path, raw: bytes, target: Path) -> bool:
+def folder_users(folder: Path) -> dict[Path, list[Path]]:
+    """The local files that the steps of the pipeline files directly in ``folder`` use, each
+    with the pipelines that use it, in file-name order. Every YAML file of the folder is read
+    once per lint run, however many of its components ask (a flat folder of thousands of
+    components asked once per component, and read every sibling each time)."""
+    cached = _FOLDER_USERS.get(folder)
+    if cached is not None:
+        return cached
+    index: dict[Path, list[Path]] = {}
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        names = []
+    for name in names:
+        if not name.endswith((".yml", ".yaml")):
+            continue
+        candidate = folder / name
+        try:
+            # Only regular files, at most the size limit: a FIFO named `x.yml` beside the
+            # component would block the read, a huge file fill the memory.
+            raw, _ = read_limited(candidate, DEFAULT_MAX_BYTES)
+        except OSError:
+            continue
+        if len(raw) > DEFAULT_MAX_BYTES or b"jobs" not in raw:  # no pipeline without a `jobs:` key: leave the file unparsed
+            continue
+        for used in _step_targets(candidate, raw):
+            # As the pipeline is found from the component: by the component's name in its text.
+            if used.name.encode() in raw:
+                index.setdefault(used, []).append(candidate)
+    _FOLDER_USERS[folder] = index
+    return index
+
+
+def _step_targets(candidate: Path, raw: bytes) -> list[Path]:
+    """The resolved local files the steps of ``candidate`` use (none unless it is a pipeline)."""
     document, _ = load_path(candidate, max_bytes=DEFAULT_MAX_BYTES, raw=raw)
     if document is None or not isinstance(document.data, dict):
-        return False
+        return []
     if detect(document).kind not in ("pipelineJob", "pipelineComponent"):
-        return False
+        return []
+    targets: dict[Path, None] = {}  # in step order, each once
     jobs = document.data.get("jobs")
     for step in (jobs.values() if isinstance(jobs, dict) else ()):
         if not isinstance(step, dict):
@@ -181,8 +203,8 @@ def _uses(candidate: Path, raw: bytes, target: Path) -> bool:
             if not is_local_path(reference):
                 continue
             try:
-                if _target(candidate.parent, reference.strip()) == target:
-                    return True
+                used = _target(candidate.parent, reference.strip())
             except (OSError, ValueError):
                 continue
-    return False
+            targets[used] = None
+    return list(targets)

@@ -88,6 +88,7 @@ def summary(result: LintResult, shown: list[Diagnostic]) -> str:
 def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
                verbose: bool = False) -> None:
     sources = {printable(f.path): f.text.splitlines() for f in result.files if f.text is not None}
+    shown_lines: dict[tuple[str, int], str] = {}  # each source line prepared once, however many findings
     for diagnostic in map(_printable, shown):
         severity = str(diagnostic.severity)
         head = (f"{_paint(f'{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:', 'bold', color)} "
@@ -96,7 +97,9 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
         out.write(head + "\n")
         lines = sources.get(diagnostic.path, [])
         if 0 < diagnostic.line <= len(lines):
-            source = lines[diagnostic.line - 1].expandtabs(1)
+            source = shown_lines.get((diagnostic.path, diagnostic.line))
+            if source is None:
+                source = shown_lines[(diagnostic.path, diagnostic.line)] = lines[diagnostic.line - 1].expandtabs(1)
             gutter = " " * len(str(diagnostic.line))
             width = 1
             if diagnostic.end_column > diagnostic.column:

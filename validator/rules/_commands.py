@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from ..loader import Document, Path_
+from ..loader import Document, Path_, count_before
 from ._values import mapping as _mapping
 
 
@@ -65,4 +65,4 @@ def word_span(document: Document, path: Path_, text: str, needle: str, nth: int)
     if not starts:
         return document.locate(path)
     start = starts[min(nth, len(starts) - 1)]
-    return document.locate_text(path, needle, text.count(needle, 0, start))
+    return document.locate_text(path, needle, count_before(text, needle, start))

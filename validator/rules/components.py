@@ -12,7 +12,7 @@ from typing import Any, Iterator
 
 from .. import expressions, names
 from ..diagnostic import Diagnostic, Severity
-from ..loader import Document, Path_
+from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
 from ._values import mapping as _mapping
@@ -562,7 +562,7 @@ def _block_span(document: Document, site: Any, block: expressions.Block) -> tupl
     if 0 < line <= len(lines) and lines[line - 1][column - 1: column - 1 + len(text)] == text:
         return line, column, end
     # The block spans several source lines (a folded command): point at its opening.
-    count = site.text.count(expressions.BLOCK_OPEN, 0, block.start)
+    count = count_before(site.text, expressions.BLOCK_OPEN, block.start)
     return document.locate_text(site.path, expressions.BLOCK_OPEN, count)
 
 

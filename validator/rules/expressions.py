@@ -9,7 +9,7 @@ from typing import Any, Iterator
 
 from .. import expressions
 from ..diagnostic import Diagnostic, Severity
-from ..loader import Document, Path_
+from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
 from ._commands import command_owners
@@ -82,7 +82,7 @@ def _strings(value: Any, path: Path_ = ()) -> Iterator[tuple[Path_, str]]:
 
 def _occurrence(template: expressions.Template, start: int, token: str) -> int:
     """How many times ``token`` appears in the text before ``start`` (to find it in the source)."""
-    return template.text.count(token, 0, start) if token else 0
+    return count_before(template.text, token, start) if token else 0
 
 
 @check("AML201", "expression-syntax", Severity.ERROR,

@@ -94,7 +94,10 @@ declare(
     doc="""
     A few anchors and aliases are fine; a 'billion laughs' file whose aliases expand to millions
     of nodes, or an alias that contains itself, would hang or exhaust memory in a naive loader.
-    amllab stops at 10,000 alias expansions and 200 levels of nesting and reports the place.
+    So would a long string aliased many times: few nodes, but gigabytes of text once the SDK
+    expands the aliases to send the job. amllab stops at 10,000 alias expansions, at aliases
+    that add more than 1 MiB (1,048,576 characters) of text, and at 200 levels of nesting, and
+    reports the place.
     """,
     bad="""
     a: &a ["x", "x", "x", "x", "x", "x", "x", "x", "x", "x"]

@@ -17,7 +17,7 @@ from typing import Any, Iterator
 
 from .. import expressions
 from ..diagnostic import Diagnostic, Severity
-from ..loader import Document, Path_
+from ..loader import Document, Path_, count_before
 from ._base import check
 from ._values import mapping as _mapping
 from .expressions import command_sites
@@ -505,9 +505,9 @@ def optional_block_in_job(document: Document) -> Iterator[Diagnostic]:
             if not names or any(n not in site.inputs or not _has_value(site.inputs[n]) for n in names):
                 continue
             text = template.text[block.start:block.end]
-            span = document.locate_text(site.path, text, template.text.count(text, 0, block.start))
+            span = document.locate_text(site.path, text, count_before(template.text, text, block.start))
             if span == document.locate(site.path):  # the block spans source lines
-                occurrence = template.text.count(expressions.BLOCK_OPEN, 0, block.start)
+                occurrence = count_before(template.text, expressions.BLOCK_OPEN, block.start)
                 span = document.locate_text(site.path, expressions.BLOCK_OPEN, occurrence)
             listed = ", ".join(f"'{n}'" for n in dict.fromkeys(names))
             yield document.diagnostic(
@@ -732,7 +732,7 @@ def output_path_expression(document: Document) -> Iterator[Diagnostic]:
                 if reference.context == "parent":
                     continue
             span = document.locate_text(port.path + ("path",), reference.text,
-                                        template.text.count(reference.text, 0, reference.start))
+                                        count_before(template.text, reference.text, reference.start))
             yield document.diagnostic(
                 "AML217", f"'{reference.text}' is not resolved in an output path: only ${{{{name}}}}, "
                 "${{output_name}} and ${{default_datastore}} are", port.path + ("path",), span=span,

@@ -13,7 +13,7 @@ from typing import Any, Iterator
 
 from .. import expressions, graph, names
 from ..diagnostic import Diagnostic, Severity
-from ..loader import Document, Path_
+from ..loader import Document, Path_, count_before
 from ..references import Referenced, is_arm_id, is_local_path, resolve, step_users
 from ..suggest import closest
 from ._base import check, declare
@@ -216,7 +216,7 @@ class Binding:
         return self.template.text.strip() == self.reference.text
 
     def span(self, document: Document) -> tuple[int, int, int]:
-        occurrence = self.template.text.count(self.reference.text, 0, self.reference.start)
+        occurrence = count_before(self.template.text, self.reference.text, self.reference.start)
         return document.locate_text(self.path, self.reference.text, occurrence)
 
 

@@ -26,7 +26,7 @@ from typing import Any
 from .. import cron, expressions, timezones
 from ..diagnostic import Diagnostic, Severity
 from ..kinds import KIND_TITLES, OTHER_JOB_TYPES
-from ..loader import Document, Path_
+from ..loader import Document, Path_, count_before
 from ..references import Referenced, is_arm_id, is_local_path, resolve
 from ..suggest import closest
 from ._base import check
@@ -131,7 +131,7 @@ def _items(value: Any, where: Path_) -> Iterator[tuple[Path_, Any]]:
 
 def _occurrence(text: str, start: int, token: str) -> int:
     """How many times ``token`` starts before ``start`` (overlapping, as locate_text counts)."""
-    return sum(1 for i in range(start) if text.startswith(token, i)) if token else 0
+    return count_before(text, token, start, overlapping=True) if token else 0
 
 
 def _span(document: Document, where: Path_, text: str, start: int, token: str) -> tuple[int, int, int] | None:
