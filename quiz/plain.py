@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from .bank import DOMAINS, YAML_BLOCK, Question
 from .checks import lab_command
 from .engine import ExamSession, Feedback, Session, Trainer, parse_response, percent
+from .store import DamagedProgressError, ExamBusyError
 
 _TYPE_HINTS = {
     "single": "type the option's letter",
@@ -233,11 +234,17 @@ class Plain:
                 chosen = mode or self.home()
                 trainer = self.trainer
                 if chosen in ("exam", "resume"):
-                    exam = trainer.unfinished_exam()
-                    if exam is not None:
-                        self.say("Resuming your unfinished exam.")
-                    else:
-                        exam = trainer.exam(count or 40)
+                    try:
+                        exam = trainer.resume_exam()
+                        if exam is not None:
+                            self.say("Resuming your unfinished exam.")
+                        else:
+                            exam = trainer.exam(count or 40)
+                    except ExamBusyError as busy:
+                        if mode:
+                            raise  # the command line's one error line, and its exit status
+                        self.say(str(busy))
+                        continue
                     self.run_exam(exam)
                 elif chosen == "practice":
                     self.run_session(trainer.practice(count or 10))
@@ -267,6 +274,21 @@ def _numbered(block: str) -> str:
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def ask_to_reset(error: DamagedProgressError, input: TextIO | None = None, out: TextIO | None = None) -> bool:
+    """Asks whether to set the damaged progress file aside; only a typed "y" agrees (end of input,
+    or anything else, keeps it as it is)."""
+    input, out = input or sys.stdin, out or sys.stdout
+    out.write(f"The progress database {error.path} is damaged: {error.problem}.\n"
+              f"Move it aside (as {error.path.name}.damaged-<time>, with its -wal and -shm) and start with "
+              "fresh progress? Its history stays in the moved file. (y/n)> ")
+    out.flush()
+    agreed = input.readline().strip().lower() in ("y", "yes")
+    if not agreed:
+        out.write("\n")
+        out.flush()
+    return agreed
 
 
 def run(trainer: Trainer, mode: str | None = None, domain: str | None = None, count: int | None = None,
