@@ -75,7 +75,11 @@ class Plain:
         for domain, value in trainer.readiness().items():
             self.say(f"  {DOMAINS[domain][0]:<26} {percent(value):>3}%")
         self.say(f"Cards due for review: {len(trainer.due())}")
-        resume = " r resume exam," if trainer.progress.unfinished("exam") else ""
+        resume = ""
+        if trainer.progress.unfinished("exam"):
+            owner = trainer.progress.exam_owner()
+            resume = (" r resume exam," if owner is None else
+                      f" r resume exam (open in another aml-quiz{f', pid {owner}' if owner else ''}),")
         self.say(f"Modes: 1 practice, 2 exam, 3 review, 4 drill, 5 missed, 6 stats,{resume} q quit")
         choice = self.ask("mode> ")
         return {"1": "practice", "2": "exam", "3": "review", "4": "drill", "5": "missed", "6": "stats",

@@ -280,6 +280,23 @@ class Progress:
     def owns_exam(self) -> bool:
         return self._exam_lock is not None
 
+    def exam_owner(self) -> int | None:
+        """The pid of another process that owns the unfinished exam (0 when its pid is unknown),
+        or None when no other process does."""
+        if self._exam_lock is not None:
+            return None
+        try:
+            fd = os.open(self.folder / EXAM_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            if _try_flock(fd, fcntl.LOCK_EX):
+                return None  # nobody: closing the descriptor lets it go again
+            text = os.read(fd, 32).decode("ascii", "replace").strip()
+            return int(text) if text.isdigit() else 0
+        finally:
+            os.close(fd)
+
     # ------------------------------------------------------------------------- sessions
 
     def start_session(self, mode: str, question_ids: list[str], state: dict[str, Any] | None = None,

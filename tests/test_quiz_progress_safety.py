@@ -168,6 +168,7 @@ def test_a_second_aml_quiz_is_refused_the_exam_another_one_has_open(tmp_path: Pa
         # The home menu's exam (2) says the same and goes back to the menu.
         menu = _run(tmp_path, data, input="2\nq\n")
         assert menu.returncode == 0 and "Traceback" not in menu.stderr
+        assert f"r resume exam (open in another aml-quiz, pid {owner.pid})," in menu.stdout
         assert f"an exam is open in another aml-quiz (pid {owner.pid}); finish it there or close it" in menu.stdout
         owner.stdin.write("a\n")
         _read_until(owner, "n/p/f/r/s>")
@@ -300,7 +301,9 @@ def test_the_app_refuses_an_exam_another_aml_quiz_has_open(tmp_path: Path) -> No
         async def main() -> None:
             async with app.run_test(size=SIZE) as pilot:
                 await pilot.pause()
-                assert app.screen.query_one("#modes").get_option_at_index(0).id == "resume"
+                resume = app.screen.query_one("#modes").get_option_at_index(0)
+                assert resume.id == "resume"
+                assert f"open in another aml-quiz (pid {owner.pid})" in str(resume.prompt)
                 for key in ("c", "e"):  # resume it, or start a new one (which would abandon it)
                     await pilot.press(key)
                     await pilot.pause(0.1)
