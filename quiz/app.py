@@ -19,10 +19,12 @@ from typing import Any
 from textual.app import App
 from textual.binding import Binding
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
 from textual.screen import Screen
 
 from .bank import DOMAINS
 from .engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, Trainer
+from .store import DamagedProgressError, ExamBusyError
 
 KEYMAP_FILE = "keymap.toml"
 MODES = ("practice", "exam", "review", "drill", "missed", "stats", "help", "resume")
@@ -58,6 +60,32 @@ class ModeCommands(Provider):
             score = matcher.match(name)
             if score > 0:
                 yield Hit(score, matcher.highlight(name), callback, help=help_text)
+
+
+class DamagedProgressApp(App[bool]):
+    """Before the trainer exists: the progress file is damaged; set it aside and start fresh?
+    Returns True only for a yes."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "aml-quiz"
+
+    def __init__(self, error: DamagedProgressError) -> None:
+        super().__init__()
+        self.error = error
+
+    def on_mount(self) -> None:
+        from .screens.review import ConfirmScreen
+
+        error = self.error
+        question = Content.assemble(
+            ("The progress database\n", ""), (str(error.path), "bold"), ("\nis damaged: ", ""),
+            (error.problem, "$text-error"),
+            ("\n\nMove it aside (as ", ""), (f"{error.path.name}.damaged-<time>", "bold"),
+            (", with its -wal and -shm) and start with fresh progress? Its history stays in the moved "
+             "file.\n\nNo quits and changes nothing.", ""))
+        self.push_screen(ConfirmScreen(question, yes="Yes, set it aside (y)", title="Progress damaged",
+                                       wide=True),
+                         lambda yes: self.exit(bool(yes)))
 
 
 class QuizApp(App):
@@ -129,6 +157,10 @@ class QuizApp(App):
             self.set_keymap(self.keymap)
         if self._keymap_problem:
             self.notify(self._keymap_problem, severity="error", timeout=8)
+        moved = getattr(self.trainer.progress, "set_aside", None)
+        if moved is not None:
+            self.notify(f"The damaged progress file is now {moved}; starting with fresh progress.",
+                        title="Progress set aside", timeout=10)
         if self.initial_mode:
             self.call_after_refresh(self.start_mode, self.initial_mode, self.initial_domain, True)
 
@@ -170,12 +202,16 @@ class QuizApp(App):
             self.push_screen(StatsScreen())
             return
         if mode in ("exam", "resume"):
-            exam = trainer.unfinished_exam() if mode == "resume" or resume_first else None
-            if exam is None and mode == "resume":
-                self.notify("There is no unfinished exam.", timeout=3)
+            try:
+                exam = trainer.resume_exam() if mode == "resume" or resume_first else None
+                if exam is None and mode == "resume":
+                    self.notify("There is no unfinished exam.", timeout=3)
+                    return
+                if exam is None:
+                    exam = trainer.exam(self.count or EXAM_QUESTIONS, seconds=self.exam_seconds)
+            except ExamBusyError as busy:
+                self.notify(str(busy), title="Exam in use", severity="error", timeout=8)
                 return
-            if exam is None:
-                exam = trainer.exam(self.count or EXAM_QUESTIONS, seconds=self.exam_seconds)
             if not exam.questions:
                 self.notify("The bank has no questions for an exam.", severity="warning")
                 return

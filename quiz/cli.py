@@ -26,6 +26,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--count", type=int, help="questions in a session (exam default 40)")
     parser.add_argument("--data-dir", type=Path,
                         help="where progress is kept (default: the user data directory)")
+    parser.add_argument("--reset-damaged-progress", action="store_true",
+                        help="if the progress database is damaged, move it aside (progress.sqlite3.damaged-<time>) "
+                             "and start fresh without asking")
     parser.add_argument("--bank", type=Path, action="append",
                         help="a bank file or folder instead of the built-in bank (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="with --check: one line per check")

@@ -166,8 +166,10 @@ class Session:
         correct = question.grade(response)
         previous = self.progress.last_wrong_response(question.id)
         rating = rating_for(question, correct, seconds)
-        card = review_card(self._scheduler, self.progress.card(question.id), rating, now)
-        self.progress.record(self.session_id, question.id, response, correct, seconds, self.mode, card, now=now)
+        # The card is reviewed inside the answer's transaction: another process answering the
+        # same question meanwhile is built on, not overwritten.
+        self.progress.record(self.session_id, question.id, response, correct, seconds, self.mode, now=now,
+                             review=lambda card: review_card(self._scheduler, card, rating, now))
         feedback = Feedback(question, response, correct, seconds, rating, _chosen_wrong(question, response),
                             previous)
         self.results.append(feedback)
@@ -306,7 +308,8 @@ class ExamSession:
                 "deadline": self.deadline, "seconds": self.seconds_taken}
 
     def _save(self) -> None:
-        self.progress.save_state(self.session_id, self._state())
+        if self.result is None:  # a submitted exam's record is final
+            self.progress.save_state(self.session_id, self._state())
 
     @property
     def current(self) -> Question:
@@ -385,26 +388,30 @@ class ExamSession:
             self._note_time()
         now = self.clock()
         scheduler = _scheduler()
-        cards = self.progress.cards()
+        answers: list[tuple[str, Any, bool, float]] = []
+        ratings: dict[str, str] = {}
         outcomes: list[tuple[Question, bool]] = []
         for question in self.questions:
             response = self.responses.get(question.id)
             correct = question.grade(response)
             seconds = self.seconds_taken.get(question.id, 0.0)
-            rating = rating_for(question, correct, seconds)
-            card = review_card(scheduler, cards.get(question.id), rating, now)
-            self.progress.record(self.session_id, question.id, response, correct, seconds, "exam", card, now=now)
+            ratings[question.id] = rating_for(question, correct, seconds)
+            answers.append((question.id, response, correct, seconds))
             outcomes.append((question, correct))
         scores = domain_scores(outcomes)
         missed = [question for question, correct in outcomes if not correct]
         right = sum(s.correct for s in scores.values())
-        self.result = ExamResult(scaled_score(scores), right, len(self.questions), scores, tuple(missed),
-                                 dict(self.responses), timed_out)
-        self.progress.end_session(self.session_id, {
-            "score": self.result.score, "passed": self.result.passed, "correct": right,
-            "total": len(self.questions), "timed_out": timed_out,
-            "per_domain": {d: [s.correct, s.total] for d, s in scores.items()},
-            "missed": [q.id for q in missed]}, now=now)
+        result = ExamResult(scaled_score(scores), right, len(self.questions), scores, tuple(missed),
+                            dict(self.responses), timed_out)
+        # One transaction, and only if the exam is still open: graded exactly once.
+        self.progress.grade_exam(
+            self.session_id, answers,
+            lambda question_id, card: review_card(scheduler, card, ratings[question_id], now),
+            {"score": result.score, "passed": result.passed, "correct": right,
+             "total": len(self.questions), "timed_out": timed_out,
+             "per_domain": {d: [s.correct, s.total] for d, s in scores.items()},
+             "missed": [q.id for q in missed]}, now)
+        self.result = result
         return self.result
 
 
@@ -465,7 +472,10 @@ class Trainer:
 
     def exam(self, count: int = EXAM_QUESTIONS, seconds: float | None = None) -> ExamSession:
         """A new exam. An unfinished one is closed as abandoned first (its answers stay on
-        record, ungraded), so it cannot come back later to grade its unanswered questions."""
+        record, ungraded), so it cannot come back later to grade its unanswered questions.
+        This process owns the exam from now on (:class:`quiz.store.ExamBusyError` when another
+        aml-quiz owns the unfinished one: abandoning it would pull it from under that process)."""
+        self.progress.claim_exam()
         stale = self.progress.unfinished("exam")
         if stale is not None:
             self.progress.end_session(stale["id"], {"abandoned": True}, now=self.clock())
@@ -478,9 +488,18 @@ class Trainer:
         duration = seconds if seconds is not None else SECONDS_PER_EXAM_QUESTION * len(chosen)
         return ExamSession(chosen, self.progress, self.clock, duration)
 
+    def resume_exam(self) -> ExamSession | None:
+        """:meth:`unfinished_exam`, owned by this process until it is submitted (or the process
+        ends); :class:`quiz.store.ExamBusyError` when another aml-quiz owns it."""
+        self.progress.claim_exam()
+        exam = self.unfinished_exam()
+        if exam is None:
+            self.progress.release_exam()
+        return exam
+
     def unfinished_exam(self) -> ExamSession | None:
-        """The exam a crash or a closed terminal interrupted, as it was; None when there is none
-        (or its questions left the bank)."""
+        """The exam a crash or a closed terminal interrupted, as it was (to show it: to answer
+        it, :meth:`resume_exam`); None when there is none (or its questions left the bank)."""
         record = self.progress.unfinished("exam")
         if record is None or not all(q in self._by_id for q in record["question_ids"]):
             return None

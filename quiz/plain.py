@@ -13,6 +13,7 @@ from typing import Any, TextIO
 from .bank import DOMAINS, YAML_BLOCK, Question
 from .checks import lab_command
 from .engine import ExamSession, Feedback, Session, Trainer, parse_response, percent
+from .store import DamagedProgressError, ExamBusyError
 
 _TYPE_HINTS = {
     "single": "type the option's letter",
@@ -74,7 +75,11 @@ class Plain:
         for domain, value in trainer.readiness().items():
             self.say(f"  {DOMAINS[domain][0]:<26} {percent(value):>3}%")
         self.say(f"Cards due for review: {len(trainer.due())}")
-        resume = " r resume exam," if trainer.progress.unfinished("exam") else ""
+        resume = ""
+        if trainer.progress.unfinished("exam"):
+            owner = trainer.progress.exam_owner()
+            resume = (" r resume exam," if owner is None else
+                      f" r resume exam (open in another aml-quiz{f', pid {owner}' if owner else ''}),")
         self.say(f"Modes: 1 practice, 2 exam, 3 review, 4 drill, 5 missed, 6 stats,{resume} q quit")
         choice = self.ask("mode> ")
         return {"1": "practice", "2": "exam", "3": "review", "4": "drill", "5": "missed", "6": "stats",
@@ -233,11 +238,17 @@ class Plain:
                 chosen = mode or self.home()
                 trainer = self.trainer
                 if chosen in ("exam", "resume"):
-                    exam = trainer.unfinished_exam()
-                    if exam is not None:
-                        self.say("Resuming your unfinished exam.")
-                    else:
-                        exam = trainer.exam(count or 40)
+                    try:
+                        exam = trainer.resume_exam()
+                        if exam is not None:
+                            self.say("Resuming your unfinished exam.")
+                        else:
+                            exam = trainer.exam(count or 40)
+                    except ExamBusyError as busy:
+                        if mode:
+                            raise  # the command line's one error line, and its exit status
+                        self.say(str(busy))
+                        continue
                     self.run_exam(exam)
                 elif chosen == "practice":
                     self.run_session(trainer.practice(count or 10))
@@ -267,6 +278,21 @@ def _numbered(block: str) -> str:
 def _clock(seconds: float) -> str:
     seconds = int(seconds)
     return f"{seconds // 60}:{seconds % 60:02d}"
+
+
+def ask_to_reset(error: DamagedProgressError, input: TextIO | None = None, out: TextIO | None = None) -> bool:
+    """Asks whether to set the damaged progress file aside; only a typed "y" agrees (end of input,
+    or anything else, keeps it as it is)."""
+    input, out = input or sys.stdin, out or sys.stdout
+    out.write(f"The progress database {error.path} is damaged: {error.problem}.\n"
+              f"Move it aside (as {error.path.name}.damaged-<time>, with its -wal and -shm) and start with "
+              "fresh progress? Its history stays in the moved file. (y/n)> ")
+    out.flush()
+    agreed = input.readline().strip().lower() in ("y", "yes")
+    if not agreed:
+        out.write("\n")
+        out.flush()
+    return agreed
 
 
 def run(trainer: Trainer, mode: str | None = None, domain: str | None = None, count: int | None = None,

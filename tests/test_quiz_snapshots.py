@@ -228,3 +228,18 @@ def test_stats_with_twelve_weeks_of_activity(snap_compare, trainer: Trainer, clo
 
 def test_help(snap_compare, trainer: Trainer) -> None:
     assert snap_compare(app_for(trainer), terminal_size=(100, 40), press=["question_mark"])
+
+
+# ----------------------------------------------------------------------------- a damaged progress file
+
+
+def test_damaged_progress_asks_before_setting_it_aside(snap_compare) -> None:
+    from pathlib import Path
+
+    from quiz.app import DamagedProgressApp
+    from quiz.store import DamagedProgressError
+
+    # A fixed path and finding: the screen, not a temporary folder's name, is under test.
+    error = DamagedProgressError(Path("/home/learner/.local/share/amllab/quiz/progress.sqlite3"),
+                                 "Page 3: btreeInitPage() returns error code 11")
+    assert snap_compare(DamagedProgressApp(error), terminal_size=SMALL)

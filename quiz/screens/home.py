@@ -67,6 +67,9 @@ class HomeScreen(Screen):
         if unfinished is not None:
             answered = sum(1 for item in unfinished.review_items() if item.answered)
             left = f"{clock_text(unfinished.remaining)} left" if not unfinished.expired else "time is up"
+            owner = trainer.progress.exam_owner()
+            if owner is not None:
+                left = f"open in another aml-quiz{f' (pid {owner})' if owner else ''}"
             options.append(_mode("resume", "c", "Resume", f"{answered}/{len(unfinished.questions)} answered, {left}"))
         options += [
             _mode("practice", "p", "Practice", f"{count or PRACTICE_QUESTIONS} questions, feedback"),

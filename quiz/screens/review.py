@@ -91,21 +91,29 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    """A yes/no question; No has the focus (Enter or Esc keeps things as they are)."""
+
     BINDINGS = [
         Binding("y", "dismiss(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "dismiss(False)", "No", id="confirm.no"),
     ]
     AUTO_FOCUS = "#no"
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str | Content, yes: str = "Yes, submit (y)", title: str | None = None,
+                 wide: bool = False) -> None:
         super().__init__()
         self.question = question
+        self.yes = yes
+        self.title = title
+        self.wide = wide  # room for a path
 
     def compose(self):
-        with Vertical(id="confirm", classes="dialog"):
+        with Vertical(id="confirm", classes="dialog wide" if self.wide else "dialog"):
+            if self.title:
+                yield Static(self.title, id="confirm-title", classes="section-title")
             yield Static(self.question, id="confirm-question")
             with Horizontal(id="confirm-buttons"):
-                yield Button("Yes, submit (y)", id="yes", variant="error")
+                yield Button(self.yes, id="yes", variant="error")
                 yield Button("No (n)", id="no", variant="primary")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
