@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -80,53 +81,166 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
                 raise RunnerError("--preempt-after takes seconds greater than 0")
             plan["preempt_after"] = list(preempt_after)
     workspace.ensure()
+    if _taken(run_dir):
+        raise _name_taken(name, workspace)
+    # Built under a name no job can have and renamed into place once complete: a `job create`
+    # killed while it writes leaves no half-made job, only a staging folder the next one removes.
+    staging = _staging_folder(workspace, name)
     try:
-        run_dir.mkdir()
-    except FileExistsError:
-        raise RunnerError(f"a job named '{name}' already exists in {workspace.folder}; job names are "
-                          "unique in a workspace (drop `name:` or pass another --name)") from None
-    try:
-        status.write_json_atomic(run_dir / command.PLAN, plan)
-        command.copy_spec(spec.path, run_dir)
-        status.create(run_dir, {"name": name, "type": plan["type"], "creation_time": status.now()})
+        staging.mkdir(parents=True)
+        status.write_json_atomic(staging / command.PLAN, plan)
+        command.copy_spec(spec.path, staging)
+        status.create(staging, {"name": name, "type": plan["type"], "creation_time": status.now(),
+                                "creator": _this_process()})
+        fault_point("publish")
+        try:
+            os.rename(staging, run_dir)
+        except OSError as error:
+            if _taken(run_dir):  # another `job create` of the same name got there first
+                raise _name_taken(name, workspace) from None
+            raise RunnerError(f"cannot create the run folder {run_dir}: {error.strerror}") from None
     except BaseException:
-        shutil.rmtree(run_dir, ignore_errors=True)  # nothing ran: leave no trace of the attempt
+        shutil.rmtree(staging, ignore_errors=True)  # nothing ran: leave no trace of the attempt
         raise
-    start_supervisor(run_dir)
+    try:
+        fault_point("supervisor")
+        start_supervisor(run_dir)
+    except BaseException as error:
+        # Visible now, so it is ended rather than removed: Ctrl-C cancels it, a failure fails it.
+        _abandon(workspace, name, run_dir, error)
+        raise
     return name
+
+
+# Where `job create` builds a run folder before renaming it into place: inside runs/, under a
+# name no job can have (job names start with a letter or digit), so it is never listed.
+STAGING = ".creating"
+SUPERVISOR = "runner.supervisor"
+# Fault injection for tests of crash safety (see fault_point).
+FAULT_PAUSE = "AMLLAB_FAULT_PAUSE"
+INTERRUPTED = {"code": "CreateInterrupted",
+               "message": "job create was interrupted before the job started; nothing ran: create the job again"}
+
+
+def fault_point(point: str) -> None:
+    """A fault-injection point: with ``AMLLAB_FAULT_PAUSE=<point>`` in its environment, ``job
+    create`` says on stderr that it has reached ``point`` and waits there until it is signalled,
+    so a test can kill it at exactly that moment. Points: ``publish`` (the run folder is built
+    but not yet visible), ``supervisor`` (visible, its supervisor not started), ``record`` (the
+    supervisor started, not yet recorded). Unset, this does nothing."""
+    if os.environ.get(FAULT_PAUSE) != point:
+        return
+    sys.stderr.write(f"aml-run: paused at fault point '{point}' ({FAULT_PAUSE})\n")
+    sys.stderr.flush()
+    while True:
+        time.sleep(60)
+
+
+def _this_process() -> dict[str, Any]:
+    return {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}
+
+
+def _taken(run_dir: Path) -> bool:
+    # An empty folder is no job (an older aml-run left one when killed early): it may be replaced.
+    return run_dir.is_dir() and any(run_dir.iterdir())
+
+
+def _name_taken(name: str, workspace: Workspace) -> RunnerError:
+    return RunnerError(f"a job named '{name}' already exists in {workspace.folder}; job names are "
+                       "unique in a workspace (drop `name:` or pass another --name)")
+
+
+def _staging_folder(workspace: Workspace, name: str) -> Path:
+    """A fresh staging folder for ``name``, named after this process; on the way, those of
+    `job create` processes that died are removed."""
+    folder = workspace.runs / STAGING
+    if folder.is_dir():
+        for left in folder.iterdir():
+            _, pid, ticks = (left.name.split(".") + ["", ""])[:3]
+            if not (pid.isdigit() and ticks.isdigit() and process.same_process(int(pid), int(ticks))):
+                shutil.rmtree(left, ignore_errors=True)
+    me = _this_process()
+    return folder / f"{name}.{me['pid']}.{me['start_ticks']}"
+
+
+def _abandon(workspace: Workspace, name: str, run_dir: Path, error: BaseException) -> None:
+    """`job create` stopped after the job became visible: no job runs. Still without a
+    supervisor, it is ended here (one that starts later finds it ended and runs nothing);
+    with one, it is canceled as any job is."""
+    interrupted = isinstance(error, KeyboardInterrupt)
+    state = "Canceled" if interrupted else "Failed"
+    reason = INTERRUPTED if interrupted else {
+        "code": "CreateFailed", "message": f"job create failed before the job started: {error}"}
+    if status.transition(run_dir, state, when=lambda record: not record.get("supervisor"), error=reason):
+        command.Log(run_dir)(f"state: {state} ({reason['message']})")
+    elif status.read(run_dir).get("status") not in status.TERMINAL:
+        cancel(workspace, name)
 
 
 def start_supervisor(run_dir: Path) -> None:
     log = run_dir / "system_logs" / "supervisor.txt"
     log.parent.mkdir(parents=True, exist_ok=True)
-    pid = process.spawn_detached(process.python_module("runner.supervisor", str(run_dir)),
+    pid = process.spawn_detached(process.python_module(SUPERVISOR, str(run_dir)),
                                  cwd=run_dir, log=log)
+    fault_point("record")
     status.update(run_dir, supervisor={"pid": pid, "start_ticks": process.start_ticks(pid)})
 
 
 # -- reading ------------------------------------------------------------------------------------
 
 def record(workspace: Workspace, name: str) -> dict[str, Any]:
-    """The job's status, after noticing a supervisor that died without saying so."""
-    run_dir = workspace.find_run(name)
+    """The job's status, after noticing a supervisor that died without saying so, or a `job
+    create` that died before it started one. Every command that reports a state reads it
+    through here, so none reports a dead job as still going."""
+    return current_record(workspace, workspace.find_run(name))
+
+
+def current_record(workspace: Workspace, run_dir: Path) -> dict[str, Any]:
+    """:func:`record` for the job in ``run_dir`` (a sweep's trial, a pipeline's step too)."""
     current = status.read(run_dir)
-    if current.get("status") not in status.TERMINAL:
-        supervisor = current.get("supervisor") or {}
-        pid = supervisor.get("pid")
-        if pid and not process.same_process(pid, supervisor.get("start_ticks")):
-            current = status.read(run_dir)  # it may have finished between the two reads
-            if current.get("status") not in status.TERMINAL:
-                _end_without_supervisor(workspace, run_dir, "Failed", {
-                    "code": "RunnerDied", "message": "the aml-run supervisor of this job stopped unexpectedly; "
-                    f"see {run_dir / 'system_logs'}"})
-                current = status.read(run_dir)
+    if current.get("status") in status.TERMINAL:
+        return current
+    supervisor = current.get("supervisor") or {}
+    pid = supervisor.get("pid")
+    if pid:
+        if process.same_process(pid, supervisor.get("start_ticks")):
+            return current
+        current = status.read(run_dir)  # it may have finished between the two reads
+        if current.get("status") in status.TERMINAL:
+            return current
+        parent_dir = run_dir.parent.parent
+        if current.get("parent") and (parent_dir / status.FILE).is_file():
+            # A trial or a step shares its parent's supervisor: the parent is ended, and ends
+            # its children with it, so this child gets the same state whichever is looked at first.
+            current_record(workspace, parent_dir)
+        if status.read(run_dir).get("status") not in status.TERMINAL:
+            _end_without_supervisor(workspace, run_dir, "Failed", {
+                "code": "RunnerDied", "message": "the aml-run supervisor of this job stopped unexpectedly; "
+                f"see {run_dir / 'system_logs'}"})
+        return status.read(run_dir)
+    creator = current.get("creator") or {}
+    if creator.get("pid") and not process.same_process(creator["pid"], creator.get("start_ticks")) \
+            and not process.module_processes(SUPERVISOR, str(run_dir)):
+        # No supervisor, not even one just started that has yet to record itself. Checked again
+        # under the lock the supervisor records itself under: if it did, it runs the job.
+        if status.transition(run_dir, "Failed", when=lambda record: not record.get("supervisor"),
+                             error=INTERRUPTED):
+            command.Log(run_dir)(f"state: Failed ({INTERRUPTED['message']})")
+        return current_record(workspace, run_dir)
     return current
+
+
+# A child that had not started when its parent ended: the service cancels a pipeline's steps
+# that never ran, whatever ended the pipeline. Queued is waiting for an instance: nothing ran.
+NEVER_STARTED = frozenset({"NotStarted", "Queued"})
 
 
 def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, error: dict[str, str]) -> None:
     """Do what the supervisor would have done at the end: stop every process of the job (its
     group, and whatever left it, found by the job's marker variable), close the MLflow run, and
-    record the final state."""
+    record the final state. Its trials or steps end with it: canceled with a canceled job, and
+    with a failed one failed if they had started (their runtime is gone, as the service fails a
+    job whose node disappears), canceled if they had not."""
     current = status.read(run_dir)
     if current.get("pgid"):
         process.stop_groups(current.get("pgids") or [current["pgid"]], grace=1.0)
@@ -140,10 +254,20 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
             pass  # the state below is what matters; MLflow keeps RUNNING, as for a lost node
     if status.transition(run_dir, state, error=error):
         command.Log(run_dir)(f"state: {state} ({error['message']})")
+    if (run_dir / command.PLAN).is_file() and status.read(run_dir, command.PLAN)["type"] == "pipeline":
+        from .pipeline import record_unstarted_steps
+
+        record_unstarted_steps(run_dir)  # so that they too end, and show why
     steps = sorted(p for p in (run_dir / "steps").glob("*") if (p / status.FILE).is_file())
-    for trial_dir in _trial_dirs(run_dir) + steps:  # a sweep's trials and a pipeline's steps end with it
-        if status.read(trial_dir).get("status") not in status.TERMINAL:
-            _end_without_supervisor(workspace, trial_dir, state, error)
+    for child_dir in _trial_dirs(run_dir) + steps:
+        child = status.read(child_dir)
+        if child.get("status") in status.TERMINAL:
+            continue
+        if state == "Failed" and child.get("status") in NEVER_STARTED:
+            _end_without_supervisor(workspace, child_dir, "Canceled", {
+                "code": "NotRun", "message": f"it never started: its parent job ended first ({error['message']})"})
+        else:
+            _end_without_supervisor(workspace, child_dir, state, error)
 
 
 def _trial_dirs(run_dir: Path) -> list[Path]:
@@ -210,7 +334,7 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         "history": current.get("history", []),
     }
     if plan["type"] == "sweep":
-        shown.update(_sweep_fields(plan, current))
+        shown.update(_sweep_fields(plan, current, _trial_rows(workspace, run_dir, current)))
     if plan["type"] == "pipeline":
         from .pipeline import nodes
 
@@ -235,10 +359,10 @@ def _outputs(run_dir: Path, plan: dict[str, Any]) -> dict[str, str]:
     return outputs
 
 
-def _sweep_fields(plan: dict[str, Any], current: dict[str, Any]) -> dict[str, Any]:
+def _sweep_fields(plan: dict[str, Any], current: dict[str, Any], trials: list[dict[str, Any]]) -> dict[str, Any]:
     best = current.get("best_trial")
     return {
-        "trials": current.get("trials") or [],
+        "trials": trials,
         "best_trial": best,
         "sampling_algorithm": plan["sampling"],
         "search_space": plan["search_space"],
@@ -250,6 +374,23 @@ def _sweep_fields(plan: dict[str, Any], current: dict[str, Any]) -> dict[str, An
                        "best_child_run_id": best["name"] if best else None,
                        "score": best["metric"] if best else None},
     }
+
+
+def _trial_rows(workspace: Workspace, run_dir: Path, current: dict[str, Any]) -> list[dict[str, Any]]:
+    """A sweep's trials table: the controller's rows (params, metrics, the policy's decision),
+    each with its trial's state as :func:`current_record` gives it, the one `job list
+    --parent-job-name` shows, so the two agree even when the controller died before it could
+    write its last table; a trial created after that table has a row too."""
+    tabled = {row["name"]: row for row in current.get("trials") or []}
+    rows = []
+    for trial_dir in _trial_dirs(run_dir):
+        own = current_record(workspace, trial_dir)
+        row = tabled.get(trial_dir.name) or {
+            "name": trial_dir.name, "status": None, "params": own.get("params") or {}, "metrics": own.get("metrics") or {},
+            "intervals": 0, "metric": None, "stopped_by": own.get("stopped_by")}
+        rows.append({**row, "status": own.get("status"), "error": own.get("error"),
+                     "start_time": own.get("start_time"), "end_time": own.get("end_time")})
+    return rows
 
 
 def _duration(start: str | None, end: str | None) -> float | None:
@@ -277,7 +418,13 @@ def list_jobs(workspace: Workspace, parent: str | None = None) -> list[dict[str,
     for name in names:
         try:
             current = record(workspace, name)
-            plan = status.read(workspace.run_dir(name), command.PLAN)
+            run_dir = workspace.run_dir(name)
+            if current.get("step") and not (run_dir / command.PLAN).is_file():
+                # A step that never started (skipped, or its pipeline ended first) has no plan.
+                plan = {"type": current.get("type"), "display_name": current["step"],
+                        "experiment_name": status.read(run_dir.parent.parent, command.PLAN)["experiment_name"]}
+            else:
+                plan = status.read(run_dir, command.PLAN)
         except (OSError, RunnerError) as error:
             # One damaged run folder must not hide the others.
             rows.append({"name": name, "type": None, "status": "Damaged", "experiment_name": None,

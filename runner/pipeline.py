@@ -495,11 +495,7 @@ class Step:
         return plan
 
     def _end_unstarted(self, outcome: command.Outcome) -> None:
-        self.run_dir.mkdir(parents=True, exist_ok=True)
-        if not (self.run_dir / status.FILE).exists():
-            status.create(self.run_dir, {"name": self.job_name, "type": "command",
-                                         "parent": self.pipeline.plan["name"], "step": self.name,
-                                         "creation_time": status.now()})
+        _record_unstarted(self.pipeline.run_dir, self.pipeline.plan["name"], self.name)
         status.transition(self.run_dir, outcome.status, error=outcome.error)
 
     def skip(self, reason: str) -> None:
@@ -618,6 +614,23 @@ class PipelineRun(Walk):
         if outcome.error:
             self.log(f"{outcome.error['code']}: {outcome.error['message']}")
         self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error)
+
+
+def _record_unstarted(run_dir: Path, pipeline: str, step: str) -> None:
+    """A status for a step that has none yet (it never started), so that it can end, and say why."""
+    step_dir = run_dir / STEPS / step
+    step_dir.mkdir(parents=True, exist_ok=True)
+    if not (step_dir / status.FILE).exists():
+        status.create(step_dir, {"name": step_job_name(pipeline, step), "type": "command", "parent": pipeline,
+                                 "step": step, "creation_time": status.now()})
+
+
+def record_unstarted_steps(run_dir: Path) -> None:
+    """A status for every step of the pipeline in ``run_dir`` that never started: when the
+    pipeline ends without its supervisor, these end Canceled, as the steps it skips itself do."""
+    plan = status.read(run_dir, command.PLAN)
+    for step in plan["order"]:
+        _record_unstarted(run_dir, plan["name"], step)
 
 
 def output_origin(step_dir: Path, port: str) -> str:

@@ -233,6 +233,24 @@ def python_module(module: str, *arguments: str) -> list[str]:
     return [sys.executable, "-c", code, *arguments]
 
 
+def module_processes(module: str, *arguments: str) -> list[int]:
+    """Live processes that :func:`python_module` started for ``module`` with ``arguments``,
+    found by their command line (a supervisor its creator died before recording, say)."""
+    wanted = [f"from {module} import main".encode(), *(argument.encode() for argument in arguments)]
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes().split(b"\0")[1:-1]
+        except OSError:
+            continue
+        if len(argv) == len(wanted) + 1 and argv[0] == b"-c" and wanted[0] in argv[1] \
+                and argv[2:] == wanted[1:] and pid_alive(int(entry)):
+            found.append(int(entry))
+    return found
+
+
 def processes_marked(variable: str, value: str) -> list[int]:
     """Processes whose environment has ``variable=value``, or ``variable=value/...``: every
     process a job starts inherits its marker (its run folder), so this finds what escaped the

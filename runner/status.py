@@ -15,7 +15,7 @@ import json
 from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from validator.paths import write_text_atomic
 
@@ -64,12 +64,14 @@ def create(run_dir: Path, fields: dict[str, Any]) -> None:
     write_json_atomic(run_dir / FILE, record)
 
 
-def transition(run_dir: Path, state: str, **fields: Any) -> bool:
+def transition(run_dir: Path, state: str, *, when: Callable[[dict[str, Any]], bool] | None = None,
+               **fields: Any) -> bool:
     """Move to ``state`` (recording when) and merge ``fields``. A job that already ended stays
-    ended: returns False and changes nothing, so a late writer cannot resurrect it."""
+    ended: returns False and changes nothing, so a late writer cannot resurrect it. ``when``:
+    a further condition on the record, checked under the same lock as the change."""
     assert state in STATES, state
     with locked(run_dir) as record:
-        if record.get("status") in TERMINAL:
+        if record.get("status") in TERMINAL or (when is not None and not when(record)):
             return False
         stamp = now()
         record["status"] = state
@@ -85,3 +87,14 @@ def transition(run_dir: Path, state: str, **fields: Any) -> bool:
 def update(run_dir: Path, **fields: Any) -> None:
     with locked(run_dir) as record:
         record.update(fields)
+
+
+def claim(run_dir: Path, supervisor: dict[str, Any]) -> bool:
+    """The supervisor records itself before it does anything. False when the job already ended
+    (``job create`` was interrupted and the job was recorded as not started): the supervisor
+    must then run nothing. Under the lock, so it and whoever ends the job agree on who won."""
+    with locked(run_dir) as record:
+        if record.get("status") in TERMINAL:
+            return False
+        record["supervisor"] = supervisor
+    return True

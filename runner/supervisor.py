@@ -10,6 +10,7 @@ It is a child subreaper, so processes that escape the job's group are still stop
 from __future__ import annotations
 
 import fcntl
+import os
 import signal
 import sys
 import time
@@ -221,6 +222,13 @@ def supervise(run_dir: Path) -> int:
     signal.signal(signal.SIGTERM, lambda *_: job.cancel.request("canceled"))
     signal.signal(signal.SIGINT, lambda *_: job.cancel.request("canceled"))
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # `job create` records this process too, but may die before it can: recording itself
+    # first, under the status lock, settles the race with a reader that finds the creator
+    # gone and ends the job as never started.
+    if not status.claim(run_dir, {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}):
+        job.log("not started: the job had already ended (job create was interrupted before it "
+                "recorded this supervisor)")
+        return 0
     process.become_subreaper()
     try:
         outcome = job.until_finalizing()

@@ -585,3 +585,31 @@ def test_a_killed_registry_writers_temporary_is_cleaned_and_a_live_writers_survi
     assert created.returncode == 0, created.stderr
     assert not list(folder.glob(".workspace.yml.*.tmp"))
     assert Workspace(folder).registry().versions("data", "rows") == ["1"]
+
+
+def test_steps_that_never_started_under_a_dead_pipeline_supervisor_are_canceled(tmp_path: Path) -> None:
+    """The service cancels a pipeline's steps that never ran; the running one lost its runtime
+    and fails. Seen from the pipeline, from a step, and in the step list alike."""
+    spec = pipeline_spec(tmp_path, {"slow": step(300), "after": step(0, reads="slow"),
+                                    "last": step(0, reads="after")})
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    name = jobs.submit(spec, workspace)
+    slow = workspace.run_dir(name) / pipeline.STEPS / "slow"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not ((slow / status.FILE).is_file()
+                                               and status.read(slow).get("status") == "Running"):
+        time.sleep(0.05)
+    supervisor = status.read(workspace.run_dir(name))["supervisor"]["pid"]
+    os.kill(supervisor, signal.SIGKILL)
+    while time.monotonic() < deadline and Path(f"/proc/{supervisor}").exists():
+        time.sleep(0.05)
+    # Looked at through a step first: the pipeline ends, and every step with it.
+    assert jobs.show(workspace, pipeline.step_job_name(name, "slow"))["status"] == "Failed"
+    shown = jobs.show(workspace, name)
+    assert shown["status"] == "Failed" and shown["error"]["code"] == "RunnerDied"
+    assert {step: node["status"] for step, node in shown["jobs"].items()} == \
+        {"slow": "Failed", "after": "Canceled", "last": "Canceled"}
+    assert shown["jobs"]["after"]["error"]["code"] == "NotRun"
+    assert "never started" in shown["jobs"]["after"]["error"]["message"]
+    listed = {row["name"]: row["status"] for row in jobs.list_jobs(workspace, name)}
+    assert listed == {node["name"]: node["status"] for node in shown["jobs"].values()}

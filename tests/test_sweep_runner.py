@@ -586,3 +586,25 @@ def test_a_killed_sweep_supervisor_takes_its_trials_down(lab: Path) -> None:
         assert group_gone(record["pgid"])
         assert status.read(workspace.run_dir(record["name"]))["status"] == "Failed"
     assert _escapees(workspace.run_dir(name)) == []
+
+
+def test_after_its_supervisor_dies_a_sweeps_show_and_its_trial_list_agree(lab: Path) -> None:
+    """`job show SWEEP` used to print the controller's last table (trials Running or Preparing
+    for ever) while `job list -p SWEEP` read each trial and said Failed."""
+    spec = write_sweep(lab / "agree", "sweep", SLEEPERS)
+    name = submit(lab, spec)
+    _running_trials(lab, name, 2)
+    workspace = Workspace(lab / ".amllab")
+    supervisor = status.read(workspace.run_dir(name))["supervisor"]["pid"]
+    os.kill(supervisor, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while not pid_gone(supervisor) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    shown = show(lab, name)  # looked at first: the sweep notices, and ends its trials
+    listed = aml_run("job", "list", "-p", name, "-o", "json", cwd=lab)
+    assert listed.returncode == 0, listed.stderr
+    in_list = {row["name"]: row["status"] for row in json.loads(listed.stdout)}
+    assert {row["name"]: row["status"] for row in shown["trials"]} == in_list
+    # The trials were running: their runtime died with the supervisor, so they failed with it.
+    assert set(in_list.values()) == {"Failed"}
+    assert all(row["error"]["code"] == "RunnerDied" for row in shown["trials"])
