@@ -70,6 +70,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) bench/sweep_overhead.py
 	$(PY) bench/quiz_start.py
 	$(PY) bench/distributed_launch.py
+	$(PY) bench/pathological.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py

@@ -112,14 +112,17 @@ def test_endless_standard_input_is_refused_at_the_limit(tmp_path: Path) -> None:
     assert "<stdin>:1:1: AML009 error: file is more than 1,048,576 bytes" in _text(result)
 
 
-def _bad_name_env() -> dict:
-    return {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+def _bad_name_env(strict: bool) -> dict:
+    # Strict: stdout encodes UTF-8 with no escape for the surrogate a bad byte decodes to (where
+    # the report once crashed with UnicodeEncodeError); else the C.UTF-8 locale's defaults.
+    return {"LC_ALL": "C.UTF-8", "LANG": "C.UTF-8", **({"PYTHONIOENCODING": "utf-8:strict"} if strict else {})}
 
 
+@pytest.mark.parametrize("strict", [False, True], ids=["locale", "strict-utf8"])
 @pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
-def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path, fmt: str) -> None:
+def test_a_file_name_that_is_not_utf8_is_printed_escaped(tmp_path: Path, fmt: str, strict: bool) -> None:
     (tmp_path / os.fsdecode(b"bad\xff.yml")).write_text(GOOD.replace("compute:", "comptue:"))
-    result = run("--format", fmt, ".", cwd=tmp_path, env=_bad_name_env())
+    result = run("--format", fmt, ".", cwd=tmp_path, env=_bad_name_env(strict))
     assert result.returncode == 1, _text(result)
     assert b"Traceback" not in result.stderr
     out = result.stdout.decode("utf-8")  # valid UTF-8 in every format
