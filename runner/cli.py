@@ -378,6 +378,8 @@ def _schedule(args: argparse.Namespace) -> int:
 
 
 def _scenario(args: argparse.Namespace) -> int:
+    from validator.errors import UsageError
+
     from . import scenarios
 
     if args.verb == "list":
