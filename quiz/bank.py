@@ -36,7 +36,7 @@ BANK_DIR = Path(__file__).parent / "bank"
 # (25-30 %). How those percentages split over these domains is amllab's estimate, not
 # Microsoft's; the app says so (OUTLINE, WEIGHTS_NOTE).
 DOMAINS: dict[str, tuple[str, int]] = {
-    "assets": ("Compute, environments and data", 20),
+    "assets": ("Compute, data, environments", 20),
     "command": ("Command jobs", 15),
     "tracking": ("MLflow tracking and models", 15),
     "sweep": ("Sweep jobs", 15),
@@ -240,6 +240,55 @@ def load_bank(paths: Iterable[Path] | None = None, *, strict: bool | None = None
             seen[question.id] = question
             questions.append(question)
     return Bank(tuple(questions))
+
+
+CARDS_FOLDER = "cards"
+
+
+def load_with_cards(data_dir: Path | None) -> Bank:
+    """The built-in bank and the learner's own cards (``<data dir>/cards/*.yml``, imported with
+    ``aml-quiz --import``), which may cite anything; an id used twice names both places."""
+    builtin = load_bank()
+    folder = Path(data_dir) / CARDS_FOLDER if data_dir is not None else None
+    if folder is None or not folder.is_dir() or not any(folder.glob("*.yml")):
+        return builtin
+    seen = builtin.by_id()
+    mine = load_bank([folder], strict=False)
+    for question in mine:
+        other = seen.get(question.id)
+        if other is not None:
+            raise BankError(question.file, question.line, question.id,
+                            f"the id is already used at {other.file}:{other.line}", "give each card its own id")
+    return Bank(builtin.questions + mine.questions)
+
+
+def import_cards(path: Path, data_dir: Path) -> list[Question]:
+    """Check a file of the learner's own cards and keep a copy of it with their progress, so every
+    mode asks them beside the bank's. Refused, changing nothing, when it does not load or uses an
+    id the bank or an earlier import uses."""
+    import os
+    import tempfile
+
+    questions = load_file(Path(path), strict=False)
+    if not questions:
+        raise BankError(str(path), 1, None, "the file holds no cards")
+    folder = Path(data_dir) / CARDS_FOLDER
+    target = folder / Path(path).name
+    taken = {q.id: q for q in load_bank().questions}
+    if folder.is_dir():
+        taken.update({q.id: q for q in load_bank([p for p in folder.glob("*.yml") if p.name != target.name],
+                                                  strict=False).questions})
+    for question in questions:
+        if question.id in taken:
+            other = taken[question.id]
+            raise BankError(question.file, question.line, question.id,
+                            f"the id is already used at {other.file}:{other.line}", "give each card its own id")
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    with os.fdopen(handle, "wb") as out:
+        out.write(Path(path).read_bytes())
+    os.replace(temporary, target)
+    return questions
 
 
 def load_file(path: Path, *, strict: bool = True) -> list[Question]:

@@ -43,6 +43,14 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bank", type=Path, action="append",
                         help="a bank file or folder instead of the built-in bank (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="with --check: one line per check")
+    parser.add_argument("--import", dest="import_file", type=Path, metavar="FILE",
+                        help="check a file of your own cards (the bank's format; any source) and add it to your "
+                             "questions, kept in the data folder")
+    parser.add_argument("--fit", action="store_true",
+                        help="fit the spaced-repetition scheduler (FSRS) to your own answers (needs 512 or more)")
+    parser.add_argument("--retention", type=float, metavar="R",
+                        help="the recall the schedule aims for, 0.7-0.97 (FSRS's default 0.9): higher reviews "
+                             "sooner and more often")
     return parser
 
 
@@ -51,6 +59,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.check:
             return run_check(args.bank, verbose=args.verbose)
+        if args.import_file or args.fit or args.retention is not None:
+            return settings(args)
         from . import session_runner
 
         return session_runner.start(args)
@@ -66,6 +76,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+
+
+def settings(args: argparse.Namespace) -> int:
+    """--import, --fit, --retention: change the learner's questions or scheduler, say what changed."""
+    from .bank import import_cards, load_with_cards
+    from .fitting import describe, fit, set_retention
+    from .store import Progress, default_data_dir
+
+    folder = args.data_dir or default_data_dir()
+    if args.import_file:
+        cards = import_cards(args.import_file, folder)
+        print(f"imported {len(cards)} card{'' if len(cards) == 1 else 's'} from {args.import_file}; every mode "
+              f"asks them now (kept in {folder / 'cards'})")
+    progress = Progress(folder, reset_damaged=args.reset_damaged_progress)
+    try:
+        if args.retention is not None:
+            set_retention(progress, args.retention)
+        if args.fit:
+            fitted = fit(progress, load_with_cards(folder))
+            print(f"fitted FSRS's {len(fitted.parameters)} parameters to your {fitted.reviews} answers "
+                  f"({fitted.cards} questions)")
+        print(describe(progress))
+    finally:
+        progress.close()
+    return 0
 
 
 CHECK_PROVES = {

@@ -23,7 +23,7 @@ every change), so a crash or a closed terminal loses nothing.
 Spaced repetition: each question is an FSRS card (the ``fsrs`` package). An answer's rating comes
 from its correctness and its time against the time the question needs to be read: wrong is
 Again; right in under half of it is Easy, in up to twice it Good, slower Hard. The scheduler's
-parameters are FSRS's defaults until the learner fits their own (:func:`fit_scheduler`).
+parameters are FSRS's defaults until the learner fits their own (:mod:`quiz.fitting`).
 """
 
 from __future__ import annotations
@@ -89,7 +89,8 @@ def rating_for(question: Question, correct: bool, seconds: float) -> str:
     return "Hard"
 
 
-def _scheduler(progress: Progress | None = None) -> Any:
+def scheduler_for(progress: Progress | None = None) -> Any:
+    """An FSRS scheduler with the learner's settings (fitted parameters, desired retention)."""
     from fsrs import Scheduler
 
     settings = progress.scheduler_settings() if progress is not None else {}
@@ -184,7 +185,7 @@ class Session:
         self.results: list[Feedback] = []
         self.session_id = progress.start_session(mode, [q.id for q in self.questions], now=clock())
         self._shown_at = clock()
-        self._scheduler = _scheduler(progress)
+        self._scheduler = scheduler_for(progress)
 
     @property
     def current(self) -> Question | None:
@@ -600,7 +601,7 @@ class ExamSession:
         if not timed_out:
             self._note_time()
         now = self.clock()
-        scheduler = _scheduler(self.progress)
+        scheduler = scheduler_for(self.progress)
         answers: list[tuple[str, Any, bool, float]] = []
         ratings: dict[str, str] = {}
         outcomes: list[tuple[Question, bool]] = []
@@ -856,7 +857,7 @@ class Trainer:
     def readiness(self) -> dict[str, float]:
         """Per domain, the mean FSRS retrievability of its questions a week from now (unmet ones
         count 0): the share of the domain the learner can expect to still answer right."""
-        scheduler = _scheduler(self.progress)
+        scheduler = scheduler_for(self.progress)
         cards = self.progress.cards()
         now = _utc(self.clock()) + READINESS_HORIZON
         result: dict[str, float] = {}

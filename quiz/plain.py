@@ -14,6 +14,7 @@ from typing import Any, TextIO
 
 from .bank import DOMAINS, TYPES, YAML_BLOCK, Question
 from .checks import lab_command, lint_targets
+from .fitting import describe
 from .engine import (CUSTOM_SOURCES, EXAM_QUESTIONS, PRACTICE_QUESTIONS, ExamResult, ExamSession, Feedback,
                      LockedError, Session, Trainer, parse_response, percent)
 from .qtypes import type_of
@@ -368,6 +369,7 @@ class Plain:
             self.say("Exam scores, oldest first: " + ", ".join(str(e["score"]) for e in exams))
             for domain, values in stats.domain_trend().items():
                 self.say(f"  {DOMAINS[domain][0]:<32} " + " → ".join(f"{v}%" for v in values[-8:]))
+        self.say(describe(self.trainer.progress))
         for session in stats.sessions[:10]:
             summary = session["summary"] or {}
             shown = ("abandoned for a new exam" if summary.get("abandoned")

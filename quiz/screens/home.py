@@ -30,7 +30,7 @@ class HomeScreen(Screen):
         Binding("t", "start('custom')", "Custom test", id="home.custom", show=False),
         Binding("s", "start('stats')", "Stats", id="home.stats", show=False),
         Binding("c", "start('resume')", "Resume exam", id="home.resume"),
-        Binding("q", "app.quit", "Quit", id="home.quit"),
+        Binding("q", "app.quit", "Quit", id="home.quit", show=False),
     ]
     AUTO_FOCUS = "#modes"
     SUB_TITLE = "Azure ML v2 job specification"

@@ -100,7 +100,7 @@ class ResultsScreen(Screen):
     def _row(number: int, answer: ReviewedAnswer) -> Content:
         mark = ("✓ ", "bold $text-success") if answer.correct else ("✗ ", "bold $text-error")
         return Content.assemble((f"{number + 1:>2} ", "bold"), mark, ("⚑ " if answer.flagged else "  ", "$text-warning"),
-                                inline(first_line(answer.question.prompt, 90)).stylize("$text-muted"))
+                                inline(first_line(answer.question.prompt, 84)).stylize("$text-muted"))
 
     def action_only_wrong(self) -> None:
         self.only_wrong = not self.only_wrong

@@ -38,10 +38,10 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
         exam = self.exam
         options = []
         for item in exam.review_items():
-            mark = ("⊘ " if item.locked else "✓ " if item.answered else "· ")
-            style = "$text-muted" if item.locked or not item.answered else "$text-success"
+            style = "$text-success" if item.answered and not item.locked else "$text-muted"
             row = Content.assemble(
-                (f"{item.index + 1:>2} ", "bold"), (mark, style),
+                (f"{item.index + 1:>2} ", "bold"), ("✓ " if item.answered else "· ", style),
+                ("⊘ " if item.locked else "  ", "$text-muted"),
                 ("⚑ " if item.flagged else "  ", "bold $text-warning"),
                 (f"{item.question.domain:<12} ", "$text-muted"),
                 inline(first_line(item.question.prompt, 100)).stylize("$text-muted") if item.locked
