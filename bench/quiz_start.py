@@ -82,25 +82,52 @@ def _timed(script: str, *extra: str) -> float:
 
 
 def generated_bank(count: int) -> str:
+    """``count`` questions of every type (a yes/no question as one solution of a series of two),
+    held to the built-in bank's rules: sources by URL, an evidence level."""
+    kinds = ("single", "multiple", "wrong_line", "fill_blank", "ordering", "numeric", "build_list", "multi_blank",
+             "yes_no")
+    source = "    sources: [https://learn.microsoft.com/azure/machine-learning/how-to-tune-hyperparameters]"
     lines = ["domain: sweep", "questions:"]
-    for i in range(count):
-        kind = ("single", "multiple", "wrong_line", "fill_blank", "ordering", "numeric")[i % 6]
-        lines += [f"  - id: sweep-generated-{i}", f"    type: {kind}", '    source: "SPEC §4.5 · Hyperparameter tuning"']
+    i = 0
+    while i < count:
+        kind = kinds[i % len(kinds)]
+        if kind == "yes_no" and i + 1 < count:
+            lines += [f"  - series: sweep-generated-series-{i}", source, "    evidence: documented",
+                      f"    problem: Problem {i}, a sweep that must stop trials early.", "    solutions:"]
+            for n in range(2):
+                lines += [f"      - solution: Solution {n}.", f"        answer: {'yes' if n else 'no'}",
+                          "        explanation: Because of the policy."]
+            i += 2
+            continue
+        if kind == "yes_no":
+            kind = "single"
+        lines += [f"  - id: sweep-generated-{i}", f"    type: {kind}", source, "    evidence: documented"]
         yaml_block = ["      ```yaml", "      search_space:", "        lr: {type: choice, values: [0.1, 0.01]}",
                       "        depth: {type: choice, values: [____]}" if kind == "fill_blank" else
-                      "        depth: {type: choice, values: [2, 4]}", "      ```"]
-        lines += ["    prompt: |", f"      Question {i}: which of these holds for the search space below?", *yaml_block]
+                      "        depth: {type: choice, values: [___1___]}" if kind == "multi_blank" else
+                      "        depth: {type: choice, values: [2, 4]}",
+                      "        seed: ___2___" if kind == "multi_blank" else "        seed: 7", "      ```"]
+        lines += ["    prompt: |", f"      Question {i}: which of these holds for the search space below?"
+                  + (" Choose two." if kind == "multiple" else ""), *yaml_block]
         if kind in ("single", "fill_blank"):
-            lines += ["    options: {a: '4, 8', b: '2', c: 'x'}", "    answer: a", "    wrong: {b: No., c: No.}"]
+            lines += ["    options: {a: '4, 8', b: '2', c: 'x'}", f"    answer: {'abc'[i % 3]}",
+                      "    wrong: {" + ", ".join(f"{k}: No." for k in "abc" if k != "abc"[i % 3]) + "}"]
         elif kind == "multiple":
             lines += ["    options: {a: one, b: two, c: three, d: four}", "    answer: [a, c]", "    wrong: {b: No., d: No.}"]
         elif kind == "ordering":
             lines += ["    options: {a: prep, b: train, c: score}", "    answer: [a, b, c]"]
+        elif kind == "build_list":
+            lines += ["    options: {a: prep, b: train, c: score, d: deploy}", "    answer: [a, b, c]",
+                      "    wrong: {d: Not part of training.}"]
+        elif kind == "multi_blank":
+            lines += ["    blanks:", "      1: {options: {a: '2, 4', b: '8'}, answer: a}",
+                      "      2: {options: {a: '7', b: 'x', c: 'y'}, answer: a}", "    answer: blanks"]
         elif kind == "wrong_line":
             lines += ["    answer: 2"]
         else:
-            lines += ["    answer: 4", "    check: {grid_size: {}}"]
+            lines += ["    answer: 4", "    arithmetic: true", "    check: {grid_size: {}}"]
         lines += ["    explanation: Because the grid is the product of the choice lists."]
+        i += 1
     return "\n".join(lines) + "\n"
 
 

@@ -1,8 +1,10 @@
 """``aml-quiz``'s Textual app: ``QuizApp(trainer, mode=..., domain=..., count=...).run()``.
 
-The app only routes: the home screen picks a mode, :meth:`QuizApp.start_mode` asks the
-:class:`quiz.engine.Trainer` for the session and shows its first question; every decision
-(what to ask, grading, timing, scheduling, saving) is the engine's.
+The app owns the flow between screens: the home screen picks a mode, :meth:`QuizApp.start_mode`
+asks the :class:`quiz.engine.Trainer` for the session and shows its first question; a question
+hands its answer to :meth:`QuizApp.answered`, the feedback to :meth:`QuizApp.next_after_feedback`,
+an exam its result to :meth:`QuizApp.exam_finished`. Screens never import each other to move on.
+Every decision (what to ask, grading, timing, scheduling, saving) is the engine's.
 
 Keys: every binding has an id (``exam.flag``, ``question.submit`` ...; the help screen lists
 them), so a user can remap keys with Textual's keymap: ``keymap.toml`` in the data folder
@@ -23,11 +25,11 @@ from textual.content import Content
 from textual.screen import Screen
 
 from .bank import DOMAINS
-from .engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, Trainer
+from .engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, ExamResult, Feedback, Session, Trainer
 from .store import DamagedProgressError, ExamBusyError
 
 KEYMAP_FILE = "keymap.toml"
-MODES = ("practice", "exam", "review", "drill", "missed", "stats", "help", "resume")
+MODES = ("practice", "exam", "review", "drill", "missed", "custom", "stats", "help", "resume")
 
 
 class ModeCommands(Provider):
@@ -46,6 +48,7 @@ class ModeCommands(Provider):
         for domain, (title, _) in DOMAINS.items():
             yield f"Drill: {title}", f"practice {domain} questions only", partial(start, "drill", domain)
         yield "Missed", "the questions answered wrong last time", partial(start, "missed")
+        yield "Custom test", "flagged, missed or unseen questions, by domain and type", partial(start, "custom")
         yield "Stats", "answers, accuracy, streak, activity", partial(start, "stats")
         yield "Help", "every key", partial(start, "help")
         yield "Home", "the modes and readiness", app.action_home
@@ -96,6 +99,8 @@ class QuizApp(App):
     COMMANDS = App.COMMANDS | {ModeCommands}
     BINDINGS = [
         Binding("question_mark", "help", "Help", id="app.help"),
+        # Ctrl-C quits, as in any terminal program (every answer is saved as it is given).
+        Binding("ctrl+c", "quit", "Quit", id="app.quit", priority=True),
     ]
 
     def __init__(self, trainer: Trainer, mode: str | None = None, domain: str | None = None,
@@ -184,11 +189,14 @@ class QuizApp(App):
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen())
 
-    def start_mode(self, mode: str, domain: str | None = None, resume_first: bool = False) -> None:
+    def start_mode(self, mode: str, domain: str | None = None, resume_first: bool = False,
+                   confirmed: bool = False) -> None:
         """Start ``mode`` from the home screen. ``resume_first``: an exam resumes the unfinished one
-        when there is one (``--mode exam``, as ``--plain`` does)."""
-        from .screens.home import DomainPicker
-        from .screens.question import ExamScreen, QuestionScreen
+        when there is one (``--mode exam``, as ``--plain`` does). A new exam while one is
+        unfinished asks first (``confirmed``), since it closes the other for good."""
+        from .screens.home import CustomTestPicker, DomainPicker
+        from .screens.question import ExamScreen
+        from .screens.review import ConfirmScreen
         from .screens.stats import StatsScreen
 
         if getattr(self, "_exit", False) or self._closing:
@@ -202,6 +210,19 @@ class QuizApp(App):
             self.push_screen(StatsScreen())
             return
         if mode in ("exam", "resume"):
+            # Owned by another aml-quiz, the unfinished exam cannot be closed from here: the
+            # engine refuses below, with who has it, and nothing needs confirming.
+            if mode == "exam" and not resume_first and not confirmed and trainer.unfinished_exam() is not None \
+                    and trainer.progress.exam_owner() is None:
+                def answered(yes: bool | None) -> None:
+                    if yes:
+                        self.start_mode("exam", confirmed=True)
+
+                self.push_screen(ConfirmScreen(
+                    "An exam is unfinished. A new exam closes it for good: its answers stay on record, "
+                    "ungraded. Start a new exam anyway? (c resumes the unfinished one)",
+                    yes="Yes, a new exam (y)", title="Unfinished exam"), answered)
+                return
             try:
                 exam = trainer.resume_exam() if mode == "resume" or resume_first else None
                 if exam is None and mode == "resume":
@@ -217,13 +238,20 @@ class QuizApp(App):
                 return
             self.push_screen(ExamScreen(exam))
             return
+        if mode == "custom":
+            def picked(choice: dict[str, Any] | None) -> None:
+                if choice:
+                    self.start_custom(**choice)
+
+            self.push_screen(CustomTestPicker(self.count or PRACTICE_QUESTIONS), picked)
+            return
         if mode == "drill":
             if domain is None:
-                def picked(chosen: str | None) -> None:
+                def picked_domain(chosen: str | None) -> None:
                     if chosen:
                         self.start_mode("drill", chosen)
 
-                self.push_screen(DomainPicker(), picked)
+                self.push_screen(DomainPicker(), picked_domain)
                 return
             session = trainer.drill(domain, self.count or PRACTICE_QUESTIONS)
         elif mode == "practice":
@@ -240,7 +268,64 @@ class QuizApp(App):
             session = trainer.missed()
         else:
             raise ValueError(f"unknown mode {mode!r}")
+        self.show_session(session)
+
+    def start_custom(self, source: str, domains: list[str], types: list[str], count: int, timed: bool) -> None:
+        from .screens.question import ExamScreen
+
+        try:
+            test = self.trainer.custom(source, domains, types, count, timed)
+        except ExamBusyError as busy:
+            self.notify(str(busy), title="Exam in use", severity="error", timeout=8)
+            return
+        if not test.questions:
+            self.notify("No question matches that choice.", severity="warning", timeout=4)
+            return
+        if isinstance(test, Session):
+            self.show_session(test)
+        else:
+            self.push_screen(ExamScreen(test))
+
+    def show_session(self, session: Session) -> None:
+        from .screens.question import QuestionScreen, ScenarioScreen
+
         if not session.questions:
             self.notify("No questions for this mode.", severity="warning", timeout=3)
             return
         self.push_screen(QuestionScreen(session))
+        self._show_scenario_first(session.current, ScenarioScreen)
+
+    def _show_scenario_first(self, question: Any, screen: Any) -> None:
+        """A case study's first question opens on its scenario, as the exam shows it."""
+        if question is not None and question.group is not None and question.group.kind == "case" \
+                and question.index == 0:
+            self.push_screen(screen(question))
+
+    # ------------------------------------------------------------------------- the flow
+
+    def answered(self, session: Session, feedback: Feedback) -> None:
+        """A question of a session was answered: its feedback."""
+        from .screens.feedback import FeedbackScreen
+
+        self.switch_screen(FeedbackScreen(session, feedback))
+
+    def next_after_feedback(self, session: Session) -> None:
+        """After the feedback: the next question, or the session's results."""
+        from .screens.question import QuestionScreen, ScenarioScreen
+        from .screens.results import ResultsScreen
+
+        session.advance()
+        if session.done:
+            self.switch_screen(ResultsScreen.for_session(session))
+            return
+        self.switch_screen(QuestionScreen(session))
+        self._show_scenario_first(session.current, ScenarioScreen)
+
+    def exam_finished(self, screen: Screen, result: ExamResult) -> None:
+        """The exam was submitted (time up, or the learner's choice): its results in its place."""
+        from .screens.results import ResultsScreen
+
+        # Not awaited: the stack changes at once, and the exam screen cannot await its own removal.
+        while self.screen is not screen and len(self.screen_stack) > 1:
+            self.pop_screen()
+        self.switch_screen(ResultsScreen.for_exam(result))

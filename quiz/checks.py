@@ -19,7 +19,6 @@ from typing import Any
 
 from .bank import BLANK, Question, yaml_for
 
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
 # A snippet has no code folder on disk: what the validator says about the code (missing folder,
 # missing script, metrics the script does (not) log) would be about the check's empty folder,
 # not about the question. A check that ships `files:` gets every code.
@@ -100,6 +99,21 @@ def lintable_yaml(question: Question) -> str | None:
     if text is not None and question.type == "fill_blank":
         text = text.replace(BLANK, question.options[question.answer])
     return text
+
+
+def lint_targets(question: Question) -> list[tuple[str, str]]:
+    """What "lint it" lints, as (label, YAML): the prompt's YAML (a fill-blank's with its answer
+    in the blank), or, when the options are the YAML, each option's."""
+    text = lintable_yaml(question)
+    if text is not None:
+        label = "the question's YAML" + (" (the blank filled with the answer)" if question.type == "fill_blank" else "")
+        return [(label, text)]
+    targets = []
+    for key in question.options:
+        option = question.options_yaml.get(key) or _strip_fence(question.options[key])
+        if key in question.options_yaml or option != question.options[key]:
+            targets.append((f"option {key}", option))
+    return targets
 
 
 def _codes(diagnostics: list[Any]) -> list[str]:
@@ -269,10 +283,17 @@ def _pipeline_order(question: Question, params: Mapping[str, Any]) -> str:
 # ----------------------------------------------------------------------------- labs
 
 
+def labs_folder() -> Path:
+    """Where amllab's labs are: a checkout's scenarios/, or the copy an installed amllab ships."""
+    from runner.scenarios import SCENARIOS_DIR
+
+    return SCENARIOS_DIR
+
+
 def lab_expectations(name: str, step: str | None = None) -> dict[str, Any] | None:
     """A runnable lab's ``expect`` (the test suite runs every runnable lab and proves it), or
     None. A lab of several steps expects per step: ``step`` names one by its id."""
-    meta_path = SCENARIOS_DIR / name / "scenario.yml"
+    meta_path = labs_folder() / name / "scenario.yml"
     if not meta_path.is_file():
         return None
     meta = _load_yaml(meta_path.read_text()) or {}
@@ -331,15 +352,22 @@ def lab_command(question: Question) -> str | None:
     need the job names of earlier ones, is run whole with `aml-run scenario run`."""
     check = question.check or {}
     name = (check.get("scenario") or {}).get("name")
-    meta_path = SCENARIOS_DIR / str(name) / "scenario.yml"
+    meta_path = labs_folder() / str(name) / "scenario.yml"
     if not name or not meta_path.is_file():
         return None
     meta = _load_yaml(meta_path.read_text()) or {}
+    from runner import scenarios
+
+    if scenarios.installed():
+        # An installed amllab's labs are copied to a folder of the learner's first: a lab writes
+        # its data beside its spec.
+        copied = f"{scenarios.COPY_DEFAULT}/{name}"
+        if "steps" in meta:
+            return f"aml-run scenario copy {name} && aml-run scenario run {copied}"
+        return " && ".join([f"aml-run scenario copy {name}", f"cd {copied}", *scenarios.lab_commands(meta_path.parent)])
     if "steps" in meta:
         return f"aml-run scenario run {name}"
-    from runner import lab_commands
-
-    return " && ".join([f"cd scenarios/{name}", *lab_commands(meta_path.parent)])
+    return " && ".join([f"cd scenarios/{name}", *scenarios.lab_commands(meta_path.parent)])
 
 
 _CHECKS = {

@@ -13,10 +13,11 @@ def build_trainer(args: argparse.Namespace, agree_to_reset: Callable[[DamagedPro
     """The trainer over the bank and the progress folder. A damaged progress file is set aside
     with ``--reset-damaged-progress``, or when ``agree_to_reset`` (the user, asked) says yes;
     otherwise its :class:`DamagedProgressError` goes up, the file untouched."""
-    from .bank import load_bank
+    from .bank import load_bank, load_with_cards
     from .engine import Trainer
+    from .store import default_data_dir
 
-    bank = load_bank(args.bank)
+    bank = load_bank(args.bank) if args.bank else load_with_cards(args.data_dir or default_data_dir())
     if not len(bank):
         raise QuizError("the bank holds no questions")
     reset = bool(getattr(args, "reset_damaged_progress", False))

@@ -5,6 +5,8 @@ Tables:
     answers   one row per answer: session, question, the response (JSON), right or wrong,
               seconds taken, mode, when. The distractor memory is this table's wrong responses.
     cards     the FSRS card of each question the learner has met (fsrs' own JSON).
+    settings  the learner's settings (JSON values): FSRS parameters fitted to their own reviews
+              and the desired retention.
     sessions  one row per session: mode, question ids, and for an exam its live state (answers,
               flags, position, deadline), rewritten on every change, so an exam survives a
               crash or a closed terminal and resumes where it was.
@@ -76,6 +78,10 @@ CREATE TABLE IF NOT EXISTS cards (
     question_id TEXT PRIMARY KEY,
     card TEXT NOT NULL,
     due REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS settings (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
 );
 """
 
@@ -411,6 +417,40 @@ class Progress:
                  "mode": r[4], "answered_at": r[5], "session_id": r[6]} for r in rows]
 
     @_reading
+    def answered_ids(self) -> set[str]:
+        """Every question the learner has answered at least once."""
+        # The table itself, not its index: a damaged page of answers is found here, as on every read.
+        return {row[0] for row in self._rows("SELECT question_id, correct FROM answers")}
+
+    @_reading
+    def flagged_ids(self) -> list[str]:
+        """Questions the learner flagged in a graded exam, newest exam first."""
+        found: list[str] = []
+        for (text,) in self._rows("SELECT summary FROM sessions WHERE mode = 'exam' AND ended IS NOT NULL "
+                                  "AND summary IS NOT NULL ORDER BY id DESC"):
+            for question_id in (json.loads(text) or {}).get("flagged") or []:
+                if question_id not in found:
+                    found.append(question_id)
+        return found
+
+    @_reading
+    def review_log(self) -> list[tuple[str, bool, float, float]]:
+        """Every answer as (question id, right, seconds, when), oldest first: what FSRS fits on."""
+        return [(r[0], bool(r[1]), float(r[2]), float(r[3])) for r in
+                self._rows("SELECT question_id, correct, seconds, answered_at FROM answers ORDER BY id")]
+
+    @_reading
+    def scheduler_settings(self) -> dict[str, Any]:
+        """The learner's FSRS settings: fitted ``parameters`` and ``desired_retention`` (empty:
+        FSRS's defaults)."""
+        rows = self._rows("SELECT value FROM settings WHERE key = 'fsrs'")
+        return json.loads(rows[0][0]) if rows else {}
+
+    def save_scheduler_settings(self, settings: dict[str, Any]) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('fsrs', ?)", (json.dumps(settings),))
+
+    @_reading
     def last_wrong_response(self, question_id: str) -> Any:
         """The learner's most recent wrong response to the question (the distractor they fell
         for), or None."""
@@ -520,7 +560,8 @@ def _structure_damage(db: sqlite3.Connection) -> str | None:
 
 
 # The columns the store reads back as JSON.
-_JSON_COLUMNS = {"sessions": ("question_ids", "state", "summary"), "answers": ("response",), "cards": ("card",)}
+_JSON_COLUMNS = {"sessions": ("question_ids", "state", "summary"), "answers": ("response",), "cards": ("card",),
+                 "settings": ("value",)}
 
 
 def _content_damage(db: sqlite3.Connection) -> str | None:

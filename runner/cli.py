@@ -143,6 +143,11 @@ def _scenario_parsers(groups: Any) -> None:
     show = verbs.add_parser("show", help="what a lab teaches and the commands it runs, without running it")
     show.add_argument("name", help="a lab's name (scenario list) or its folder")
     show.add_argument("-o", "--output", choices=OUTPUTS, default="table", help="output format (default: text)")
+    copy = verbs.add_parser("copy", help="copy a lab into a folder of yours, to run and change it there "
+                            "(how an installed amllab runs its labs)")
+    copy.add_argument("name", help="a lab's name (scenario list)")
+    copy.add_argument("destination", nargs="?", type=Path,
+                      help="the folder to copy it into (default: ./amllab-labs); the lab lands in DESTINATION/NAME")
     run = verbs.add_parser("run", help="register a lab's assets, run its steps, check its expectations, "
                            "and say what to notice")
     run.add_argument("name", help="a lab's name (scenario list) or its folder")
@@ -373,10 +378,16 @@ def _schedule(args: argparse.Namespace) -> int:
 
 
 def _scenario(args: argparse.Namespace) -> int:
+    from validator.errors import UsageError
+
     from . import scenarios
 
     if args.verb == "list":
         _print(list(scenarios.rows()), args.output, ("name", "runs", "title"))
+        return 0
+    if args.verb == "copy":
+        target = scenarios.copy(args.name, args.destination)
+        print(f"copied {args.name} to {target}; run it there: cd {target} && aml-run scenario run .")
         return 0
     folder = scenarios.find(args.name)
     if args.verb == "show":
@@ -386,6 +397,9 @@ def _scenario(args: argparse.Namespace) -> int:
         else:
             _print(described, args.output, ())
         return 0
+    if scenarios.installed() and folder.resolve().is_relative_to(scenarios.SCENARIOS_DIR.resolve()):
+        raise UsageError(f"the lab {folder.name!r} is the copy installed with amllab, which a run would write "
+                         f"into: copy it first (aml-run scenario copy {folder.name}) and run the copy")
     scenarios.load(folder)  # a scenario.yml that cannot run is refused before any workspace is made
     workspace = scenarios.fresh_workspace(folder, args.workspace)
     quiet = args.output != "table"

@@ -53,7 +53,42 @@ from validator.spec import load_asset
 from .errors import RunnerError
 from .workspace import Workspace
 
-SCENARIOS_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+def _labs_folder() -> Path:
+    """The labs: a checkout's ``scenarios/``, else the copy an installed amllab ships (the
+    ``amllab_labs`` data package). A lab run from an installed copy is copied somewhere writable
+    first (``aml-run scenario copy``): it writes data beside its spec."""
+    checkout = Path(__file__).resolve().parent.parent / "scenarios"
+    if checkout.is_dir():
+        return checkout
+    from importlib.util import find_spec
+
+    spec = find_spec("amllab_labs")
+    if spec is not None and spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return checkout
+
+
+SCENARIOS_DIR = _labs_folder()
+# Where `aml-run scenario copy` puts a lab when no folder is named.
+COPY_DEFAULT = "amllab-labs"
+
+
+def installed() -> bool:
+    """Whether the labs are the installed copy (read-only in spirit), not a checkout's."""
+    return SCENARIOS_DIR.name != "scenarios"
+
+
+def copy(name: str, destination: Path | None = None) -> Path:
+    """Copy a lab to ``destination/NAME`` (default ``./amllab-labs/NAME``), to run it from there;
+    an existing copy is refused rather than overwritten."""
+    source = find(name)
+    target = (destination or Path(COPY_DEFAULT)) / source.name
+    if target.exists():
+        raise UsageError(f"{target} exists already: run the lab there, or remove it to copy it again")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, target, ignore=shutil.ignore_patterns("data", ".amllab", "__pycache__", "promoted",
+                                                                   "sweep.png"))
+    return target
 STEP_KINDS = ("run", "job", "schedule", "trigger")
 
 

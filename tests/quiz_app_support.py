@@ -62,17 +62,26 @@ def utc() -> Iterator[None]:
 
 
 def answer_keys(question, correct: bool = True) -> list[str]:
-    """The keys that answer ``question`` (right or wrong) on its question screen, Enter excluded."""
+    """The keys that answer ``question`` (right or wrong) on its question screen, Enter excluded.
+    ``question`` is the question as shown (its options in the shown order)."""
     kind = question.type
     if kind in ("wrong_line", "numeric"):
         value = question.answer if correct else question.answer + 1
         text = str(int(value)) if float(value).is_integer() else str(value)
         return list(text)
+    if kind == "yes_no":
+        return ["y" if question.answer == correct else "n"]
     if kind in ("single", "fill_blank"):
         if correct:
             return [question.answer]
         return [next(k for k in question.options if k != question.answer)]
-    if kind == "multiple":
-        return list(question.answer) if correct else list(question.answer[:1])
+    if kind == "multiple":  # as many as asked, one of them wrong
+        other = next(k for k in question.options if k not in question.answer)
+        return list(question.answer) if correct else list(question.answer[:-1]) + [other]
+    if kind == "multi_blank":
+        keys = [blank.answer for blank in question.blanks]
+        if not correct:
+            keys[0] = next(k for k in question.blanks[0].options if k != keys[0])
+        return keys
     order = list(question.answer)
     return order if correct else order[::-1]

@@ -16,7 +16,7 @@ import pytest
 from quiz_app_support import DAY, FakeClock, answer_keys, clock, trainer, utc  # noqa: F401 (fixtures)
 
 from quiz.app import QuizApp
-from quiz.engine import Trainer
+from quiz.engine import Session, Trainer
 from quiz.screens.feedback import FeedbackScreen
 from quiz.screens.help import HelpScreen
 from quiz.screens.home import DomainPicker, HomeScreen
@@ -86,12 +86,15 @@ def test_practice_answered_through_to_the_results_records_every_answer(trainer: 
         assert "3 of 5 right" in text(app.screen.query_one("#headline", Static))
         per_domain = app.screen.per_domain
         assert sum(s.total for s in per_domain.values()) == 5 and sum(s.correct for s in per_domain.values()) == 3
-        missed = app.screen.query_one("#missed", OptionList)
-        assert missed.option_count == 2
-        # A missed question opens read-only with its answer.
+        # Every answer is there to review; w keeps only the missed.
+        answers = app.screen.query_one("#answers", OptionList)
+        assert answers.option_count == 5
+        await pilot.press("w")
+        assert answers.option_count == 2
+        # A missed question opens read-only with the learner's answer, the answer and why.
         await pilot.press("enter")
         await until(pilot, lambda: isinstance(app.screen, QuestionDetailScreen))
-        assert app.screen.question.id == given[1][0]
+        assert app.screen.answer.question.id == given[1][0] and not app.screen.answer.correct
         await pilot.press("escape", "escape")
         await until(pilot, lambda: isinstance(app.screen, HomeScreen))
 
@@ -108,11 +111,12 @@ def test_practice_answered_through_to_the_results_records_every_answer(trainer: 
 
 def test_a_typed_answer_that_is_not_a_number_is_not_submitted(trainer: Trainer) -> None:
     app = QuizApp(trainer, cursor_blink=False)
+    wrong_line = trainer.bank.by_id()["command-undeclared-input"]
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("p")
+        app.show_session(Session("practice", [wrong_line], trainer.progress, trainer.clock))
         await until(pilot, lambda: isinstance(app.screen, QuestionScreen))
-        # Seed 7 asks the wrong-line question first: letters are not typed, Enter alone asks.
+        # Letters are not typed into a line number; Enter alone asks for one.
         assert app.screen.question.type == "wrong_line"
         await pilot.press("x", "enter")
         await pilot.pause()
@@ -155,6 +159,7 @@ def test_exam_flag_and_a_changed_answer_are_what_is_graded(trainer: Trainer, clo
         clock.advance(40)
         await pilot.press(*answer_keys(question, correct=True))
         assert exam.response() == question.answer
+        seen["bank_answer"] = exam.presentation.to_bank(question.answer)
         # The review list shows the flag and the answer.
         await pilot.press("r")
         await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
@@ -177,10 +182,11 @@ def test_exam_flag_and_a_changed_answer_are_what_is_graded(trainer: Trainer, clo
     run(app, script)
     question = seen["question"]
     result = seen["result"]
-    assert result.responses == {question.id: question.answer}
+    assert {k: v for k, v in result.responses.items() if v is not None} == {question.id: question.answer}
     assert question not in result.missed and len(result.missed) == 4
     graded = trainer.progress.answers(question_id=question.id)
-    assert [(a["response"], a["correct"], a["mode"]) for a in graded] == [(question.answer, True, "exam")]
+    # The store keeps the bank's key for what was chosen under the shown letter.
+    assert [(a["response"], a["correct"], a["mode"]) for a in graded] == [(seen["bank_answer"], True, "exam")]
     summary = trainer.progress.sessions()[0]["summary"]
     assert summary["correct"] == 1 and summary["total"] == 5 and not summary["timed_out"]
     assert trainer.unfinished_exam() is None
@@ -229,18 +235,21 @@ def test_an_interrupted_exam_resumes_from_home(trainer: Trainer, clock: FakeCloc
         resumed = app.screen.exam
         assert resumed is not exam and resumed.session_id == exam.session_id
         assert resumed.position == 1 and len(resumed.responses) == 1
-        # Paused again past its time: resuming submits it, timed out.
+        # Paused: the clock stands still, however long the exam waits at home.
+        clock.advance(30)
+        left = resumed.remaining
+        assert left == 8 * 60 - 30
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, HomeScreen))
         clock.advance(4 * 120 + 1)
         app.screen.refresh_state()
-        assert "time is up" in str(app.screen.query_one("#modes", OptionList).get_option("resume").prompt)
+        assert "7:30 left" in str(app.screen.query_one("#modes", OptionList).get_option("resume").prompt)
         await pilot.press("c")
-        await until(pilot, lambda: isinstance(app.screen, ResultsScreen))
-        assert "time ran out" in text(app.screen.query_one("#result-detail", Static))
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen))
+        assert app.screen.exam.remaining == left and app.screen.sub_title == "Exam · 7:30 left"
 
     run(app, script)
-    assert trainer.unfinished_exam() is None
+    assert trainer.unfinished_exam() is not None
 
 
 # ----------------------------------------------------------------------------- review of due cards
@@ -310,7 +319,8 @@ def test_feedback_lints_the_yaml_and_shows_the_contrast_and_the_lab(trainer: Tra
                 assert lines[0].startswith("9:11 AML302 grid sampling needs a 'choice'")
                 seen.add("lint")
             if question.id == "sweep-bandit-policy":
-                assert "You chose b) It lowers the trial's learning rate." in text(screen.query_one("#contrast"))
+                chosen = answer_keys(question, correct=False)[0]
+                assert f"You chose {chosen}) {question.options[chosen]}" in text(screen.query_one("#contrast"))
                 lab = text(screen.query_one("#lab", Static))
                 assert "cd scenarios/sweep-random-bandit" in lab
                 assert "aml-run job create --file sweep.yml --stream" in lab
@@ -341,7 +351,12 @@ def test_the_distractor_memory_shows_last_times_wrong_answer(trainer: Trainer) -
         await pilot.press(*answer_keys(first, correct=True), "enter")
         await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
         previous = text(app.screen.query_one("#previous", Static))
-        assert previous == f"Last time you answered {first.describe(wrong)}."
+        # The options it names are the ones picked then, whatever letters they show under now.
+        picked = [first.options[k] for k in (wrong if isinstance(wrong, list) else [wrong])]
+        assert previous.startswith("Last time you answered ")
+        assert [previous.find(text.replace("`", "")) for text in picked] == \
+            sorted(previous.find(text.replace("`", "")) for text in picked) and all(
+                text.replace("`", "") in previous for text in picked)
 
     run(app, script)
 
@@ -355,7 +370,7 @@ def test_drill_asks_for_a_domain_and_asks_only_its_questions(trainer: Trainer) -
     async def script(pilot: Pilot) -> None:
         await pilot.press("d")
         await until(pilot, lambda: isinstance(app.screen, DomainPicker))
-        await pilot.press("3")  # distributed
+        await pilot.press("5")  # distributed
         await until(pilot, lambda: isinstance(app.screen, QuestionScreen))
         session = app.screen.session
         assert session.mode == "drill" and session.domain == "distributed"

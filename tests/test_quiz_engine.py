@@ -23,7 +23,7 @@ DAY = 86400.0
 
 def make_question(qid: str, domain: str = "sweep", qtype: str = "single", **fields) -> Question:
     base = dict(id=qid, domain=domain, type=qtype, prompt=f"Question {qid}?", explanation="Because.",
-                source="SPEC §4.8")
+                sources=("https://learn.microsoft.com/azure/machine-learning/how-to-tune-hyperparameters",))
     if qtype == "single":
         base.update(options={"a": "Bandit", "b": "Truncation selection", "c": "Median stopping"}, answer="a",
                     wrong={"b": "Truncation cancels a percentage.", "c": "Median compares running averages."})
@@ -45,7 +45,8 @@ def make_bank(per_domain: int = 10) -> Bank:
 
 @pytest.fixture
 def trainer(tmp_path: Path, clock: FakeClock) -> Trainer:
-    return Trainer(make_bank(), Progress(tmp_path / "data"), clock=clock, seed=7)
+    """Options in the bank's order: these tests answer by the bank's keys (shuffling has its own)."""
+    return Trainer(make_bank(), Progress(tmp_path / "data"), clock=clock, seed=7, shuffle=False)
 
 
 # ----------------------------------------------------------------------------- scoring and weights
@@ -54,10 +55,10 @@ def trainer(tmp_path: Path, clock: FakeClock) -> Trainer:
 def test_scaled_score_weights_domains_as_the_exam_does() -> None:
     perfect = {"command": DomainScore(4, 4), "sweep": DomainScore(4, 4)}
     assert scaled_score(perfect) == 1000
-    # command and sweep weigh the same (25 each): half of one domain is a quarter of the weight.
+    # command and sweep weigh the same (15 each): half of one domain is a quarter of the weight.
     assert scaled_score({"command": DomainScore(2, 4), "sweep": DomainScore(4, 4)}) == 750
-    # schedule (10) counts less than sweep (25): the same miss costs less.
-    assert scaled_score({"schedule": DomainScore(0, 2), "sweep": DomainScore(2, 2)}) == round(1000 * 25 / 35)
+    # schedule (10) counts less than sweep (15): the same miss costs less.
+    assert scaled_score({"schedule": DomainScore(0, 2), "sweep": DomainScore(2, 2)}) == round(1000 * 15 / 25)
     assert scaled_score({"sweep": DomainScore(0, 3)}) == 1  # the scale starts at 1
     assert scaled_score({}) == 1
 
@@ -65,7 +66,8 @@ def test_scaled_score_weights_domains_as_the_exam_does() -> None:
 def test_the_exam_draws_domains_in_the_exam_weights(trainer: Trainer) -> None:
     exam = trainer.exam(40)
     drawn = {d: sum(q.domain == d for q in exam.questions) for d in DOMAINS}
-    assert drawn == {"command": 10, "sweep": 10, "distributed": 6, "pipeline": 8, "schedule": 4, "cli_sdk": 2}
+    assert drawn == {"assets": 8, "command": 6, "tracking": 6, "sweep": 6, "distributed": 4, "pipeline": 6,
+                     "schedule": 4}
     assert len({q.id for q in exam.questions}) == 40
 
 
@@ -117,6 +119,7 @@ def test_flag_change_and_submit(trainer: Trainer, clock: FakeClock) -> None:
 
 def test_time_running_out_ends_the_exam(trainer: Trainer, clock: FakeClock) -> None:
     exam = trainer.exam(3, seconds=90)
+    exam.start_clock()  # on screen
     exam.select(exam.current.answer)
     clock.advance(60)
     assert exam.remaining == 30 and not exam.expired
@@ -132,19 +135,52 @@ def test_time_running_out_ends_the_exam(trainer: Trainer, clock: FakeClock) -> N
 def test_an_interrupted_exam_resumes_as_it_was(tmp_path: Path, clock: FakeClock) -> None:
     bank = make_bank()
     exam = Trainer(bank, Progress(tmp_path), clock=clock, seed=1).exam(5, seconds=600)
-    exam.select("a")
+    exam.start_clock()
+    clock.advance(40)
+    exam.select(exam.current.answer)
     exam.toggle_flag()
-    exam.go(3)
-    clock.advance(100)
+    exam.go(3)  # saved at +40 s, with the clock running
+    clock.advance(100)  # then the process dies without another save
     # A new process: a fresh Progress on the same folder.
     resumed = Trainer(bank, Progress(tmp_path), clock=clock, seed=2).unfinished_exam()
     assert resumed is not None
     assert [q.id for q in resumed.questions] == [q.id for q in exam.questions]
+    assert [p.orders for p in resumed.presentations] == [p.orders for p in exam.presentations]
     assert resumed.position == 3 and resumed.flags == {exam.questions[0].id}
-    assert resumed.responses == {exam.questions[0].id: "a"}
-    assert resumed.remaining == 500  # the deadline is absolute: the clock kept running
+    assert resumed.responses == exam.responses and resumed.response(exam.questions[0]) == exam.questions[0].answer
+    # The clock ran until the last save; the time after it, and while closed, is not counted.
+    assert resumed.remaining == 560 and not resumed.running
+    clock.advance(1000)
+    assert resumed.remaining == 560
     resumed.submit()
     assert Trainer(bank, Progress(tmp_path), clock=clock).unfinished_exam() is None
+
+
+def test_the_exam_clock_runs_only_while_the_exam_is_shown(trainer: Trainer, clock: FakeClock) -> None:
+    exam = trainer.exam(3, seconds=300)
+    clock.advance(50)  # built but not shown yet
+    assert exam.remaining == 300
+    exam.start_clock()
+    clock.advance(60)
+    assert exam.remaining == 240
+    exam.pause()
+    clock.advance(3600)  # paused: home screen, or aml-quiz closed
+    assert exam.remaining == 240 and not exam.expired
+    exam.start_clock()
+    clock.advance(240)
+    assert exam.expired
+
+
+def test_an_exam_saved_with_a_deadline_keeps_it(tmp_path: Path, clock: FakeClock) -> None:
+    """Exams saved before the clock could pause carry an absolute deadline: it still stands."""
+    bank = make_bank()
+    progress = Progress(tmp_path)
+    ids = [q.id for q in bank.questions[:3]]
+    progress.start_session("exam", ids, {"responses": {}, "flags": [], "position": 0,
+                                         "deadline": clock() + 500}, now=clock())
+    clock.advance(100)
+    resumed = Trainer(bank, progress, clock=clock).unfinished_exam()
+    assert resumed is not None and resumed.remaining == 400
 
 
 def test_a_new_exam_abandons_the_unfinished_one(trainer: Trainer) -> None:
@@ -249,19 +285,27 @@ def test_streak_counts_consecutive_days() -> None:
 @given(keys=st.lists(st.sampled_from("abc"), min_size=1, max_size=3, unique=True),
        separator=st.sampled_from([" ", ",", ", "]))
 def test_typed_answers_parse_back_to_what_was_meant(keys: list[str], separator: str) -> None:
-    multiple = make_question("sweep-m", qtype="multiple")
+    multiple = make_question("sweep-m", qtype="multiple")  # its answer has two keys: "Choose two."
     ordering = make_question("sweep-o", qtype="ordering")
     text = separator.join(keys)
-    if len(keys) >= 2:
+    if len(keys) == 2:
         assert parse_response(multiple, text) == keys
-    else:
-        with pytest.raises(ValueError):
+    else:  # as many as the question asks for, no fewer, no more
+        with pytest.raises(ValueError, match="choose two"):
             parse_response(multiple, text)
     if len(keys) == 3:
         assert parse_response(ordering, text.upper()) == keys
     else:
         with pytest.raises(ValueError):
             parse_response(ordering, text)
+
+
+def test_a_wrong_line_outside_the_snippet_is_refused_not_graded() -> None:
+    question = make_question("sweep-w", qtype="wrong_line")  # a two-line snippet
+    assert parse_response(question, "2") == 2
+    for typed in ("99", "0", "-1", "1.5", "x"):
+        with pytest.raises(ValueError, match="line number, 1-2"):
+            parse_response(question, typed)
 
 
 def test_grading_each_type() -> None:
@@ -282,7 +326,7 @@ def test_grading_each_type() -> None:
 def _bank_file(tmp_path: Path) -> Path:
     lines = ["domain: sweep", "questions:"]
     for i in range(6):
-        lines += [f"  - id: sweep-crash-{i}", "    type: single", '    source: "SPEC §4.8 · Hyperparameter tuning a model (v2)"',
+        lines += [f"  - id: sweep-crash-{i}", "    type: single", "    source: my notes",
                   f"    prompt: Question {i}?", "    options: {a: right, b: wrong}", "    answer: a",
                   "    explanation: Because.", "    wrong: {b: Not this.}"]
     path = tmp_path / "bank.yml"
@@ -307,12 +351,17 @@ def _read_until(process: subprocess.Popen, marker: str, timeout: float = 30) -> 
     return seen
 
 
+def _key_of(shown: str, text: str) -> str:
+    """The letter the options just shown give the option ``text`` (they are shuffled)."""
+    return next(line.split(")")[0].strip() for line in shown.splitlines() if line.strip().endswith(f") {text}"))
+
+
 def test_a_killed_practice_session_loses_no_answer(tmp_path: Path) -> None:
     process = _start(tmp_path, "--mode", "practice", "--count", "6")
     try:
-        for response in ("a", "b"):
-            _read_until(process, "answer (")
-            process.stdin.write(response + "\n")
+        for option in ("right", "wrong"):
+            shown = _read_until(process, "answer (")
+            process.stdin.write(_key_of(shown, option) + "\n")
             _read_until(process, "Enter for the next question")
             process.stdin.write("\n")
         _read_until(process, "answer (")
@@ -321,6 +370,7 @@ def test_a_killed_practice_session_loses_no_answer(tmp_path: Path) -> None:
         process.kill()
         process.wait()
     answers = Progress(tmp_path / "data").answers()
+    # Kept in the bank's keys (a: right, b: wrong), whatever letters the options were shown with.
     assert [a["response"] for a in answers] == ["a", "b"]
     assert [a["correct"] for a in answers] == [True, False]
     assert len(Progress(tmp_path / "data").cards()) == 2
@@ -329,8 +379,8 @@ def test_a_killed_practice_session_loses_no_answer(tmp_path: Path) -> None:
 def test_a_killed_exam_resumes_with_its_answers_and_flags(tmp_path: Path) -> None:
     process = _start(tmp_path, "--mode", "exam", "--count", "4")
     try:
-        _read_until(process, "n/p/f/r/s>")
-        process.stdin.write("a\n")  # answers question 1 and moves on
+        shown = _read_until(process, "n/p/f/r/s>")
+        process.stdin.write(_key_of(shown, "right") + "\n")  # answers question 1 and moves on
         _read_until(process, "n/p/f/r/s>")
         process.stdin.write("f\n")  # flags question 2
         _read_until(process, "flagged")

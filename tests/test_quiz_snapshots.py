@@ -60,6 +60,8 @@ def _response(question, correct: bool = True):
     keys = answer_keys(question, correct)
     if question.type in ("wrong_line", "numeric"):
         return int("".join(keys))
+    if question.type == "yes_no":
+        return keys == ["y"]
     if question.type in ("single", "fill_blank"):
         return keys[0]
     return keys
@@ -132,6 +134,60 @@ def test_question_fill_blank_in_a_drill(snap_compare, trainer: Trainer) -> None:
 def test_question_numeric(snap_compare, trainer: Trainer) -> None:
     run_before = showing(lambda: QuestionScreen(session_of(trainer, "distributed-total-processes")), "8")
     assert snap_compare(app_for(trainer), terminal_size=SIZE, run_before=run_before)
+
+
+def test_question_yes_no_in_a_series(snap_compare, trainer: Trainer) -> None:
+    run_before = showing(lambda: QuestionScreen(session_of(trainer, "sweep-stop-poor-trials-1",
+                                                           "sweep-stop-poor-trials-2")), "y")
+    assert snap_compare(app_for(trainer), terminal_size=SIZE, run_before=run_before)
+
+
+def test_question_multi_blank_one_blank_filled(snap_compare, trainer: Trainer) -> None:
+    run_before = showing(lambda: QuestionScreen(session_of(trainer, "tracking-register")), "a")
+    assert snap_compare(app_for(trainer), terminal_size=SIZE, run_before=run_before)
+
+
+def test_question_build_list_two_placed(snap_compare, trainer: Trainer) -> None:
+    run_before = showing(lambda: QuestionScreen(session_of(trainer, "tracking-log-params")), "a", "c")
+    assert snap_compare(app_for(trainer), terminal_size=SIZE, run_before=run_before)
+
+
+def test_case_study_scenario(snap_compare, trainer: Trainer) -> None:
+    from quiz.screens.question import ScenarioScreen
+
+    def screen():
+        return QuestionScreen(session_of(trainer, "case-contoso-reuse", "case-contoso-order"))
+
+    run_before = showing(screen, "c")
+    assert snap_compare(app_for(trainer), terminal_size=SIZE, run_before=run_before)
+    assert ScenarioScreen  # the screen shown
+
+
+def test_question_yaml_wraps_at_80_columns(snap_compare, trainer: Trainer) -> None:
+    run_before = showing(lambda: QuestionScreen(session_of(trainer, "sweep-grid-needs-choice")))
+    assert snap_compare(app_for(trainer), terminal_size=SMALL, run_before=run_before)
+
+
+def _sections(trainer: Trainer, clock: FakeClock) -> ExamSession:
+    """An exam of five questions, a yes/no series and a case study, in its series now."""
+    exam = ExamSession(questions(trainer, "command-outputs-folder", "sweep-grid-size", "assets-scale-to-zero",
+                                 "sweep-stop-poor-trials-1", "sweep-stop-poor-trials-2", "case-contoso-reuse",
+                                 "case-contoso-order"), trainer.progress, clock, seconds=840)
+    exam.select("a")
+    exam.leave_section()
+    exam.select(True)
+    exam.next()
+    clock.advance(200)
+    return exam
+
+
+def test_exam_review_list_with_sections_left_and_to_come(snap_compare, trainer: Trainer, clock: FakeClock) -> None:
+    run_before = showing(lambda: ExamScreen(_sections(trainer, clock)), "r")
+    assert snap_compare(app_for(trainer), terminal_size=SIZE, run_before=run_before)
+
+
+def test_custom_test_picker(snap_compare, trainer: Trainer) -> None:
+    assert snap_compare(app_for(trainer), terminal_size=(100, 40), press=["t"])
 
 
 def _exam(trainer: Trainer, clock: FakeClock) -> ExamSession:
@@ -208,7 +264,22 @@ def test_missed_question_read_only(snap_compare, trainer: Trainer, clock: FakeCl
     def screen():
         return ResultsScreen.for_session(practise(trainer, clock, 5, wrong={0, 3}))
 
-    assert snap_compare(app_for(trainer), terminal_size=(100, 40), run_before=showing(screen, "down", "enter"))
+    assert snap_compare(app_for(trainer), terminal_size=(100, 40), run_before=showing(screen, "w", "down", "enter"))
+
+
+def test_post_exam_review_of_every_answer(snap_compare, trainer: Trainer, clock: FakeClock) -> None:
+    def screen():
+        exam = ExamSession(questions(trainer, "command-outputs-folder", "sweep-grid-size", "tracking-register",
+                                     "sweep-bayesian-distributions"), trainer.progress, clock, seconds=480)
+        exam.select("a")
+        exam.toggle_flag()
+        exam.go(2)
+        exam.select(["a", "a"])
+        exam.go(3)
+        exam.select(["b", "c", "e"])
+        return ResultsScreen.for_exam(exam.submit())
+
+    assert snap_compare(app_for(trainer), terminal_size=(100, 36), run_before=showing(screen, "down", "down", "enter"))
 
 
 # ----------------------------------------------------------------------------- stats and help
@@ -220,10 +291,14 @@ def test_stats_with_twelve_weeks_of_activity(snap_compare, trainer: Trainer, clo
         if day > 70 or not (day % 7 in (2, 5) or day % 11 == 0):
             practise(trainer, clock, 1 + day % 5, wrong={1})
         clock.now[0] = clock.now[0] - (clock.now[0] - START) % DAY + DAY
-    exam = trainer.exam(4, seconds=480)
-    exam.select(_response(exam.current))
-    exam.submit()
-    assert snap_compare(app_for(trainer), terminal_size=(100, 36), press=["s"])
+    for right in (1, 3):  # two exams: the score history and each domain's trend
+        exam = trainer.exam(4, seconds=480)
+        for index, question in enumerate(exam.questions[:right]):
+            exam.go(index)
+            exam.select(_response(question))
+        exam.submit()
+        clock.advance(3600)
+    assert snap_compare(app_for(trainer), terminal_size=(100, 44), press=["s"])
 
 
 def test_help(snap_compare, trainer: Trainer) -> None:

@@ -1,6 +1,7 @@
-"""After an answer (practice, drill, missed, review): right or not, the contrast with the wrong
-choice and with last time's, the explanation, why each chosen wrong option is wrong, the source,
-the lab that shows it run, and on ``l`` aml-lint's verdict on the question's YAML."""
+"""After an answer (practice, drill, missed, review, custom): right or not, the question as it
+was asked, the answer set against the learner's, the contrast with the wrong choice and with last
+time's, the explanation, why each chosen wrong option is wrong, how the answer is known and where
+to read on, the lab that shows it run, and on ``l`` aml-lint's verdict on the question's YAML."""
 
 from __future__ import annotations
 
@@ -10,9 +11,12 @@ from textual.content import Content
 from textual.screen import Screen
 from textual.widgets import Footer, Markdown, Static
 
-from ..checks import lab_command, lint_snippet, lintable_yaml
+from ..bank import Question
+from ..checks import lab_command, lint_snippet, lint_targets
 from ..engine import Feedback, Session
+from ..text import evidence_line
 from ..widgets.header import QuizHeader
+from ..widgets.prompt import PromptView
 from ..widgets.summary import AnswerSummary
 from ..widgets.text import NumberedCode, inline
 from .question import position_text, session_title
@@ -25,6 +29,24 @@ def diagnostic_line(d) -> Content:
     if getattr(d, "hint", None):
         line = line + Content.assemble("\n    ", (f"→ {d.hint}", "$text-muted"))
     return line
+
+
+def reading_widgets(question: Question) -> list[Static]:
+    """How the answer is known and where to read on (each source on its own line)."""
+    widgets = [Static(Content.assemble((evidence_line(question), "$text-muted")), classes="evidence")]
+    lines = [Content.styled("Read more:", "bold")] + [Content.styled(f"  {url}", "link $text-accent")
+                                                       for url in question.sources]
+    widgets.append(Static(Content("\n").join(lines), classes="source"))
+    return widgets
+
+
+def lab_widget(question: Question) -> Static | None:
+    command = lab_command(question)
+    if not command:
+        return None
+    steps = "\n".join(f"  {step}" for step in command.split(" && "))
+    return Static(Content.assemble(("See it run (a lab of amllab's, run here with aml-run):\n", "bold"),
+                                   (steps, "$text-accent")), id="lab", classes="lab")
 
 
 class FeedbackScreen(Screen):
@@ -51,58 +73,55 @@ class FeedbackScreen(Screen):
             if feedback.correct:
                 yield Static("✓ Correct", id="verdict", classes="verdict -correct")
             else:
-                yield Static("✗ Not quite", id="verdict", classes="verdict -wrong")
+                verdict = "✗ Not quite" + (f" ({feedback.partly})" if feedback.partly else "")
+                yield Static(verdict, id="verdict", classes="verdict -wrong")
+            marks = {question.answer} if question.type == "wrong_line" else ()
+            yield PromptView(question, marks, id="stem")
             yield AnswerSummary(question, feedback.response, id="summary")
             if feedback.contrast:
                 yield Static(inline(feedback.contrast), id="contrast", classes="contrast")
             if feedback.previous_contrast:
                 yield Static(inline(feedback.previous_contrast), id="previous", classes="contrast -previous")
-            if question.type == "wrong_line" and question.yaml is not None:
-                yield NumberedCode(question.yaml, {question.answer}, id="answer-code")
             yield Markdown(question.explanation, id="explanation")
             for key, text, why in feedback.chosen_wrong[1:]:
                 yield Static(Content.assemble((f"{key}) ", "bold"), inline(text), ": ", inline(why)),
                              classes="why-wrong")
-            yield Static(Content.assemble(("Read more (Microsoft Learn): ", "bold"), question.reference),
-                         id="source", classes="source")
-            command = lab_command(question)
-            if command:
-                steps = "\n".join(f"  {step}" for step in command.split(" && "))
-                yield Static(Content.assemble(("See it run (a lab of amllab's):\n", "bold"),
-                                              (steps, "$text-accent")), id="lab", classes="lab")
+            yield from reading_widgets(question)
+            lab = lab_widget(question)
+            if lab is not None:
+                yield lab
             yield Vertical(id="lint")
-        yield Static("Enter next question · l lints the question's YAML · Esc home", classes="hint", id="hint")
+        hint = "Enter next question · l lints the YAML · Esc home" if lint_targets(question) else \
+            "Enter next question · Esc home"
+        yield Static(hint, classes="hint", id="hint")
         yield Footer()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "lint":
+            return bool(lint_targets(self.feedback.question))
+        return True
 
     async def action_lint(self) -> None:
         question = self.feedback.question
-        text = lintable_yaml(question)
         panel = self.query_one("#lint", Vertical)
         await panel.remove_children()
-        if text is None:
+        targets = lint_targets(question)
+        if not targets:
             await panel.mount(Static("This question has no YAML to lint.", classes="lint-title"))
             return
-        diagnostics = lint_snippet(text)
-        title = "aml-lint on the question's YAML" + (
-            " (the blank filled with the answer)" if question.type == "fill_blank" else "")
-        widgets = [Static(Content.styled(title + ":", "bold"), classes="lint-title"),
-                   NumberedCode(text, {d.line for d in diagnostics})]
-        if diagnostics:
-            widgets += [Static(diagnostic_line(d), classes="diagnostic") for d in diagnostics]
-        else:
-            widgets.append(Static(Content.styled("clean: no findings", "$text-success"), classes="diagnostic"))
+        widgets: list[Static | NumberedCode] = []
+        for label, text in targets:
+            diagnostics = lint_snippet(text)
+            widgets += [Static(Content.styled(f"aml-lint on {label}:", "bold"), classes="lint-title"),
+                        NumberedCode(text, {d.line for d in diagnostics})]
+            if diagnostics:
+                widgets += [Static(diagnostic_line(d), classes="diagnostic") for d in diagnostics]
+            else:
+                widgets.append(Static(Content.styled("clean: no findings", "$text-success"), classes="diagnostic"))
         await panel.mount_all(widgets)
         self.call_after_refresh(panel.scroll_visible, top=True, animate=False)
 
     def action_next(self) -> None:
-        from .question import QuestionScreen
-        from .results import ResultsScreen
-
-        session = self.session
-        if not self.is_current or not session.answered:
+        if not self.is_current or not self.session.answered:
             return  # a key queued before this screen gave way
-        session.advance()
-        if session.done:
-            self.app.switch_screen(ResultsScreen.for_session(session))
-        else:
-            self.app.switch_screen(QuestionScreen(session))
+        self.app.next_after_feedback(self.session)

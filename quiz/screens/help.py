@@ -11,29 +11,34 @@ from textual.widgets import Footer, Static
 
 from ..widgets.header import QuizHeader
 from .feedback import FeedbackScreen
-from .home import DomainPicker, HomeScreen
-from .question import ExamScreen, QuestionScreen
+from .home import CustomTestPicker, DomainPicker, HomeScreen
+from .question import ExamScreen, QuestionScreen, ScenarioScreen
 from .results import QuestionDetailScreen, ResultsScreen
 from .review import ConfirmScreen, ExamReviewScreen
 from .stats import StatsScreen
 
 OPTION_KEYS = [
-    ("1–9 / a–f", "choose an option (single, fill the blank)"),
-    ("1–9 / a–f, space", "toggle an option (multiple choice)"),
-    ("1–9 / a–f", "next item of an ordering; backspace undoes"),
+    ("1–9 / a–h", "choose an option (single, fill the blank)"),
+    ("1–9 / a–h, space", "toggle an option (multiple choice: as many as asked)"),
+    ("1–9 / a–h", "next item of an ordering or a list to build; backspace undoes"),
+    ("y / n", "yes or no (a proposed solution)"),
+    ("1–9 / a–f", "fill the blank under the cursor (complete the code); ↑/↓ move between blanks"),
     ("↑ / ↓", "move the option cursor (space picks)"),
     ("digits", "a wrong line's number, or a number"),
+    ("shift+↑ / shift+↓", "scroll the question a little (PgUp / PgDn a page)"),
 ]
 SECTIONS = [
     ("Home", HomeScreen),
     ("Drill: pick a domain", DomainPicker),
+    ("Custom test", CustomTestPicker),
     ("A question (practice, drill, missed, review)", QuestionScreen),
-    ("Exam (f flags; choose an option f with 6)", ExamScreen),
+    ("Exam (f flags, c shows a case study: an option f or c is chosen with its digit)", ExamScreen),
+    ("A case study's scenario", ScenarioScreen),
     ("After an answer", FeedbackScreen),
     ("Exam review list", ExamReviewScreen),
     ("Submit with questions unanswered?", ConfirmScreen),
     ("Results", ResultsScreen),
-    ("A missed question", QuestionDetailScreen),
+    ("An answer, reviewed", QuestionDetailScreen),
     ("Stats", StatsScreen),
 ]
 
@@ -62,7 +67,7 @@ class HelpScreen(Screen):
             if isinstance(binding, Binding) and binding.id:
                 rows.append(self._row(self._keys(binding), binding.description, binding.id))
         rows.append(self._row("ctrl+p", "command palette: every mode"))
-        rows.append(self._row("ctrl+q", "quit (every answer given is saved)"))
+        rows.append(self._row("ctrl+q / ctrl+c", "quit (every answer given is saved; an exam's clock stops)"))
         for title, screen in SECTIONS:
             rows += [Content(""), Content.styled(title, "bold underline")]
             if screen is QuestionScreen:

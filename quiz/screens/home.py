@@ -6,20 +6,16 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, OptionList, Static
+from textual.widgets import Button, Checkbox, Footer, Input, OptionList, RadioButton, RadioSet, SelectionList, Static
 from textual.widgets.option_list import Option
 
-from ..bank import DOMAINS
-from ..engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, percent
+from ..bank import DOMAINS, TYPES, WEIGHTS_NOTE
+from ..engine import CUSTOM_SOURCES, EXAM_QUESTIONS, PRACTICE_QUESTIONS, percent
+from ..text import clock_text, plural
 from ..widgets.header import QuizHeader
 from ..widgets.meter import Meter
 
 READINESS_TITLE = "readiness: recall expected in a week"
-
-
-def clock_text(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 60}:{seconds % 60:02d}"
 
 
 class HomeScreen(Screen):
@@ -31,9 +27,10 @@ class HomeScreen(Screen):
         Binding("v", "start('review')", "Review", id="home.review"),
         Binding("d", "start('drill')", "Drill", id="home.drill", show=False),
         Binding("m", "start('missed')", "Missed", id="home.missed", show=False),
+        Binding("t", "start('custom')", "Custom test", id="home.custom", show=False),
         Binding("s", "start('stats')", "Stats", id="home.stats", show=False),
         Binding("c", "start('resume')", "Resume exam", id="home.resume"),
-        Binding("q", "app.quit", "Quit", id="home.quit"),
+        Binding("q", "app.quit", "Quit", id="home.quit", show=False),
     ]
     AUTO_FOCUS = "#modes"
     SUB_TITLE = "Azure ML v2 job specification"
@@ -74,9 +71,10 @@ class HomeScreen(Screen):
         options += [
             _mode("practice", "p", "Practice", f"{count or PRACTICE_QUESTIONS} questions, feedback"),
             _mode("exam", "e", "Exam", f"{count or EXAM_QUESTIONS} timed questions, /1000"),
-            _mode("review", "v", "Review", f"{due} card{'' if due == 1 else 's'} due"),
+            _mode("review", "v", "Review", f"{plural(due, 'card')} due"),
             _mode("drill", "d", "Drill", "one domain"),
             _mode("missed", "m", "Missed", "wrong last time"),
+            _mode("custom", "t", "Custom", "pick what to practise"),
             _mode("stats", "s", "Stats", "streak, activity"),
             _mode("help", "?", "Help", "the keys"),
         ]
@@ -90,8 +88,8 @@ class HomeScreen(Screen):
         readiness.mount_all(Meter(DOMAINS[d][0], value, f"{percent(value):>3}%")
                             for d, value in trainer.readiness().items())
         self.query_one("#due", Static).update(
-            f"{len(trainer.bank)} questions in the bank · {due} card{'' if due == 1 else 's'} "
-            f"due for review")
+            f"{plural(len(trainer.bank), 'question')} in the bank · {plural(due, 'card')} due for review\n\n"
+            f"{WEIGHTS_NOTE}")
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -125,7 +123,7 @@ class DomainPicker(ModalScreen[str | None]):
             yield OptionList(*(Option(Content.assemble((f"{i} ", "bold $text-accent"), title,
                                                        (f"  ({domain})", "$text-muted")), id=domain)
                                for i, (domain, (title, _)) in enumerate(DOMAINS.items(), 1)), id="domains")
-            yield Static("Enter or 1-6 picks · Esc goes back", classes="hint")
+            yield Static(f"Enter or 1-{len(DOMAINS)} picks · Esc goes back", classes="hint")
 
     def on_key(self, event) -> None:
         if event.key.isdigit() and 1 <= int(event.key) <= len(DOMAINS) and self.is_current:
@@ -136,3 +134,54 @@ class DomainPicker(ModalScreen[str | None]):
         event.stop()
         if self.is_current:
             self.dismiss(event.option.id)
+
+
+class CustomTestPicker(ModalScreen[dict | None]):
+    """A custom test: which questions (all, flagged, missed, unseen), which domains and types (none
+    ticked: all), how many, practised or timed. Returns the trainer's ``custom`` arguments."""
+
+    BINDINGS = [Binding("escape", "dismiss(None)", "Back", id="custom.back")]
+    AUTO_FOCUS = "#custom-source"
+    SOURCES = {"all": "the whole bank", "flagged": "flagged in an exam", "missed": "wrong last time",
+               "unseen": "not met yet"}
+
+    def __init__(self, count: int) -> None:
+        super().__init__()
+        self.count = count
+
+    def compose(self):
+        with VerticalScroll(id="custom", classes="dialog"):
+            yield Static("Custom test", classes="section-title")
+            with RadioSet(id="custom-source"):
+                for index, source in enumerate(CUSTOM_SOURCES):
+                    yield RadioButton(f"{source}: {self.SOURCES[source]}", value=index == 0, id=f"source-{source}")
+            yield Static("Domains (none ticked: every domain)", classes="hint")
+            yield SelectionList(*((title, domain) for domain, (title, _) in DOMAINS.items()), id="custom-domains")
+            yield Static("Types (none ticked: every type)", classes="hint")
+            yield SelectionList(*((record.label, name) for name, record in TYPES.items()), id="custom-types")
+            yield Input(str(self.count), placeholder="how many questions", restrict=r"[0-9]*", id="custom-count")
+            yield Checkbox("Timed and scored as an exam", id="custom-timed")
+            yield Button("Start", id="custom-start", variant="primary")
+            yield Static("Tab moves · space ticks · Enter on Start begins · Esc back", classes="hint")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        event.stop()
+        self.start()
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        self.start()
+
+    def start(self) -> None:
+        if not self.is_current:
+            return
+        text = self.query_one("#custom-count", Input).value.strip()
+        if not text.isdigit() or int(text) < 1:
+            self.notify("how many questions: a whole number, at least 1", severity="warning", timeout=3)
+            return
+        pressed = self.query_one("#custom-source", RadioSet).pressed_button
+        source = (pressed.id or "source-all").removeprefix("source-") if pressed is not None else "all"
+        self.dismiss({"source": source,
+                      "domains": list(self.query_one("#custom-domains", SelectionList).selected),
+                      "types": list(self.query_one("#custom-types", SelectionList).selected),
+                      "count": int(text), "timed": self.query_one("#custom-timed", Checkbox).value})

@@ -1,10 +1,13 @@
-"""The question screens: one question of a session (practice, drill, missed, review) and the exam.
+"""The question screens: one question of a session (practice, drill, missed, review, custom) and
+the exam.
 
 The screens ask the engine for the question and hand it the learner's response; the engine
-grades, times, schedules and saves. In a session, Enter submits and the feedback screen follows.
-In an exam every change of answer is given to the engine at once (answers can change until the
-exam is submitted); Enter and the arrows move, ``f`` flags, ``r`` opens the review list, and the
-timer in the header counts down the engine's ``remaining`` (the engine's clock, so tests drive it).
+grades, times, schedules and saves, and the app decides which screen comes next. In a session,
+Enter submits and the feedback screen follows. In an exam every change of answer is given to the
+engine at once (answers can change until the exam is submitted, inside the section the learner
+is in); Enter and the arrows move, ``f`` flags, ``r`` opens the review list (where a section is
+left and the exam submitted), ``c`` shows a case study's scenario, Esc pauses (the clock stops),
+and the timer in the header counts down the engine's ``remaining``.
 """
 
 from __future__ import annotations
@@ -16,29 +19,21 @@ from typing import Any
 from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import Screen
-from textual.widgets import Footer, Input, Static
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Input, Markdown, Static
 
 from ..bank import DOMAINS, Question
-from ..engine import ExamSession, Session, parse_response
+from ..engine import CHECKPOINT_SECONDS, ExamSession, LockedError, Session, incomplete, parse_response
+from ..text import clock_text, how_many
 from ..widgets.header import QuizHeader
-from ..widgets.options import KEYED_TYPES, OptionsAnswer, TypedAnswer
+from ..widgets.options import BlankAnswer, OptionsAnswer, TypedAnswer
 from ..widgets.prompt import PromptView
-from .home import clock_text
+
+AnswerWidget = OptionsAnswer | BlankAnswer | TypedAnswer
 
 
 class Pane(VerticalScroll, can_focus=False, inherit_bindings=False):
     """A scrolling part of the question screen that never takes the focus from the answer."""
-
-
-TYPE_NAMES = {
-    "single": "single choice",
-    "multiple": "multiple choice",
-    "fill_blank": "fill the blank",
-    "ordering": "put in order",
-    "wrong_line": "find the wrong line",
-    "numeric": "number",
-}
 
 
 def answer_hint(question: Question, letters: bool = True) -> str:
@@ -46,42 +41,85 @@ def answer_hint(question: Question, letters: bool = True) -> str:
     span = ""
     if keys:
         span = f"{keys[0]}–{keys[-1]} or 1–{len(keys)}" if letters else f"1–{len(keys)}"
+    asks = how_many(question)
     return {
         "single": f"{span} chooses",
         "fill_blank": f"{span} chooses the value for ____",
-        "multiple": f"{span} (or space) toggles; choose every right option",
+        "multiple": f"{asks} {span} (or space) toggles",
         "ordering": f"press {span} in the right order; backspace undoes",
+        "build_list": f"{asks} Press {span} in order; backspace undoes",
         "wrong_line": "type the number of the wrong line",
         "numeric": "type a number",
+        "yes_no": "y yes · n no",
+        "multi_blank": "a letter or digit fills the blank under the cursor · ↑/↓ move between blanks",
     }[question.type]
 
 
 def session_title(session: Session | ExamSession) -> str:
+    title = getattr(session, "title", None)
+    if title:
+        return title
     domain = getattr(session, "domain", None)
     return session.mode.capitalize() + (f" · {DOMAINS[domain][0]}" if domain else "")
 
 
+def group_text(question: Question) -> str:
+    group = question.group
+    if group is None:
+        return ""
+    if group.kind == "case":
+        return f"case study: {group.title} ({question.index + 1} of {group.size})"
+    return f"series: solution {question.index + 1} of {group.size}"
+
+
 def position_text(question: Question, position: int, total: int, *extra: str) -> Content:
     parts: list[Any] = [(f"Question {position} of {total}", "bold"), " · ", DOMAINS[question.domain][0], " · ",
-                        (TYPE_NAMES[question.type], "$text-muted")]
+                        (question.label, "$text-muted")]
+    grouped = group_text(question)
+    if grouped:
+        parts += [" · ", (grouped, "$text-accent")]
     for item in extra:
         if item:
             parts += [" · ", (item, "bold $text-warning")]
     return Content.assemble(*parts)
 
 
+class ScenarioScreen(ModalScreen[None]):
+    """A case study's scenario, to read (and scroll) before or between its questions."""
+
+    BINDINGS = [Binding("escape,c,q", "dismiss(None)", "Back to the question", id="scenario.back")]
+    AUTO_FOCUS = "#scenario"
+
+    def __init__(self, question: Question) -> None:
+        super().__init__()
+        self.question = question
+
+    def compose(self):
+        group = self.question.group
+        assert group is not None
+        with VerticalScroll(id="scenario", classes="dialog wide"):
+            yield Static(f"Case study: {group.title}", classes="section-title")
+            yield Markdown(group.text)
+            yield Static("↑/↓ PgUp/PgDn scroll · Esc or c back", classes="hint")
+
+
 class QuestionScreen(Screen):
-    """The current question of a practice, drill, missed or review session."""
+    """The current question of a practice, drill, missed, review or custom session."""
 
     BINDINGS = [
         Binding("enter", "submit", "Submit", id="question.submit"),
+        Binding("c", "scenario", "Case study", id="question.scenario"),
         Binding("escape", "app.home", "Home", id="question.home"),
         Binding("pageup", "scroll_prompt(-1)", "Scroll up", id="question.scroll_up", show=False),
         Binding("pagedown", "scroll_prompt(1)", "Scroll down", id="question.scroll_down", show=False),
+        Binding("shift+up", "scroll_prompt(-0.2)", "Scroll up a little", id="question.scroll_up_line", show=False),
+        Binding("shift+down", "scroll_prompt(0.2)", "Scroll down a little", id="question.scroll_down_line",
+                show=False),
     ]
     AUTO_FOCUS = "#answer"
-    # Letters the screen's own keys use, which options therefore do not (an exam's f flags).
-    RESERVED: frozenset[str] = frozenset()
+    # Letters the screen's own keys use, which options therefore do not (an exam's f flags; c
+    # shows a case study).
+    RESERVED: frozenset[str] = frozenset("c")
 
     def __init__(self, session: Session | ExamSession) -> None:
         super().__init__()
@@ -107,38 +145,62 @@ class QuestionScreen(Screen):
     def on_mount(self) -> None:
         self.show_state()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "scenario":
+            group = self.question.group
+            return group is not None and group.kind == "case"
+        return True
+
+    def action_scenario(self) -> None:
+        group = self.question.group
+        if group is not None and group.kind == "case":
+            self.app.push_screen(ScenarioScreen(self.question))
+
     def current_response(self) -> Any:
         return None
 
     def answer_changed(self, question_id: str, value: Any) -> None:
         """The answer widget's response (or typed text) changed; an exam records it at once."""
 
-    def answer_input(self) -> OptionsAnswer | TypedAnswer:
+    def answer_input(self) -> AnswerWidget:
         question = self.question
         response = self.current_response()
         changed = partial(self.answer_changed, question.id)
         leaving = self.leaving_keys()
-        if question.type in KEYED_TYPES:
-            return OptionsAnswer(question.type, question.options, response, reserved=self.RESERVED,
-                                 on_change=changed, leaving_keys=leaving, id="answer")
+        reserved = self.reserved_keys()
+        if question.type == "multi_blank":
+            return BlankAnswer(question, response, reserved=reserved, on_change=changed, leaving_keys=leaving,
+                               id="answer")
+        if question.options or question.type == "yes_no":
+            return OptionsAnswer(question, response, reserved=reserved, on_change=changed, leaving_keys=leaving,
+                                 id="answer")
         return TypedAnswer(question.type, response, blink=self.app.cursor_blink, on_change=changed,
                            leaving_keys=leaving, id="answer")
+
+    def reserved_keys(self) -> frozenset[str]:
+        group = self.question.group
+        reserved = set(self.RESERVED)
+        if group is None or group.kind != "case":
+            reserved.discard("c")
+        return frozenset(reserved)
 
     def leaving_keys(self) -> set[str]:
         """Keys that move to another question while the answer widget has the focus."""
         return set()
 
-    def action_scroll_prompt(self, direction: int) -> None:
+    def action_scroll_prompt(self, direction: float) -> None:
         body = self.query_one("#body", VerticalScroll)
-        if direction < 0:
+        if abs(direction) < 1:
+            body.scroll_relative(y=4 if direction > 0 else -4, animate=False)
+        elif direction < 0:
             body.scroll_page_up()
         else:
             body.scroll_page_down()
 
     @property
-    def answer_widget(self) -> OptionsAnswer | TypedAnswer:
+    def answer_widget(self) -> AnswerWidget:
         widget = self.query_one("#answer")
-        assert isinstance(widget, (OptionsAnswer, TypedAnswer))
+        assert isinstance(widget, (OptionsAnswer, BlankAnswer, TypedAnswer))
         return widget
 
     def show_state(self) -> None:
@@ -148,7 +210,8 @@ class QuestionScreen(Screen):
         self.query_one("#hint", Static).update(self.hint())
 
     def hint(self) -> str:
-        return f"{answer_hint(self.question)} · Enter submits"
+        letters = not self.reserved_keys() & set(self.question.options)
+        return f"{answer_hint(self.question, letters)} · Enter submits"
 
     def response_from_widget(self) -> tuple[Any, str | None]:
         """The response the answer widget holds, or (None, what is missing)."""
@@ -162,12 +225,12 @@ class QuestionScreen(Screen):
             except ValueError as error:
                 return None, str(error)
         response = widget.response
-        if response is not None:
+        missing = incomplete(question, response)
+        if missing is None:
             return response, None
-        if question.type == "ordering":
-            left = len(question.options) - len(widget.chosen)
-            return None, f"put every option in order ({left} to go)"
-        return None, "choose an option first" if question.type != "multiple" else "choose the right options first"
+        if response is None and question.type in ("single", "fill_blank", "yes_no"):
+            return None, "choose an option first"
+        return None, missing
 
     async def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
@@ -180,16 +243,14 @@ class QuestionScreen(Screen):
         if problem is not None:
             self.notify(problem, severity="warning", timeout=3)
             return
-        from .feedback import FeedbackScreen
-
         session = self.session
         assert isinstance(session, Session)
-        feedback = session.answer(response)
-        self.app.switch_screen(FeedbackScreen(session, feedback))
+        self.app.answered(session, session.answer(response))
 
 
 class ExamScreen(QuestionScreen, inherit_bindings=False):
-    """A timed exam: answers change freely until submit; flags; a review list; a countdown."""
+    """A timed exam: answers change freely until submit, inside the current section; flags; a
+    review list; a countdown that runs only while the exam is on screen."""
 
     BINDINGS = [
         Binding("enter", "submit", "Next", id="exam.next_or_review"),
@@ -197,25 +258,45 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
         Binding("right", "next", "Next", id="exam.next", show=False),
         Binding("f", "flag", "Flag", id="exam.flag"),
         Binding("r", "review", "Review list", id="exam.review"),
-        Binding("escape", "app.home", "Pause", id="exam.pause"),
+        Binding("c", "scenario", "Case study", id="exam.scenario"),
+        Binding("escape", "pause", "Pause", id="exam.pause"),
         Binding("pageup", "scroll_prompt(-1)", "Scroll up", id="exam.scroll_up", show=False),
         Binding("pagedown", "scroll_prompt(1)", "Scroll down", id="exam.scroll_down", show=False),
+        Binding("shift+up", "scroll_prompt(-0.2)", "Scroll up a little", id="exam.scroll_up_line", show=False),
+        Binding("shift+down", "scroll_prompt(0.2)", "Scroll down a little", id="exam.scroll_down_line", show=False),
     ]
-    RESERVED = frozenset("f")
+    RESERVED = frozenset("fc")
 
     def __init__(self, exam: ExamSession) -> None:
         super().__init__(exam)
         self.exam = exam
         self._finished = False
+        self._since_checkpoint = 0.0
         # One move at a time: the widgets of two questions never mount together.
         self._moving = asyncio.Lock()
         self.sub_title = self.timer_text()
 
     def on_mount(self) -> None:
+        self.exam.start_clock()
         self.show_state()
+        self.call_after_refresh(self.scenario_on_entry)
         self._ticker = self.set_interval(self.app.tick_seconds, self.tick)
         if self.exam.expired:
             self.call_later(self.finish)
+
+    def on_screen_resume(self) -> None:
+        if not self._finished:
+            self.exam.start_clock()
+
+    def on_unmount(self) -> None:
+        # Closed (quit, pause, a crash of the app): the clock stops until the exam is resumed.
+        if not self._finished:
+            self.exam.pause()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "previous":
+            return self.exam.can_go(self.exam.position - 1)
+        return super().check_action(action, parameters)
 
     def current_response(self) -> Any:
         return self.exam.response()
@@ -224,16 +305,24 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
         exam = self.exam
         question = exam.current
         flagged = "⚑ flagged" if question.id in exam.flags else ""
-        answered = "answered" if exam.response() is not None else ""
+        answered = "answered" if exam.answered() else ""
+        section = ""
+        if len(exam.sections) > 1:
+            section = f"section {exam.section_index + 1} of {len(exam.sections)}"
         self.query_one("#position", Static).update(
-            position_text(question, exam.position + 1, len(exam.questions), answered, flagged))
+            position_text(question, exam.position + 1, len(exam.questions), section, answered, flagged))
         self.query_one("#hint", Static).update(self.hint())
         self.show_timer()
+        self.refresh_bindings()
 
     def hint(self) -> str:
-        letters = not self.RESERVED & set(self.question.options)
-        last = self.exam.position == len(self.exam.questions) - 1
-        return f"{answer_hint(self.question, letters)} · Enter {'review list' if last else 'next'} · ←/→ move"
+        exam = self.exam
+        letters = not self.reserved_keys() & set(self.question.options)
+        last = exam.position == exam.section.end - 1
+        then = "review list" if last else "next"
+        if exam.section.kind == "series":
+            return f"{answer_hint(self.question, letters)} · Enter {then} · answers in a series are final"
+        return f"{answer_hint(self.question, letters)} · Enter {then} · ←/→ move"
 
     def timer_text(self) -> str:
         return f"Exam · {clock_text(self.exam.remaining)} left"
@@ -247,8 +336,17 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
             return
         if self.exam.expired:
             self.call_later(self.finish)
-        else:
-            self.show_timer()
+            return
+        self.show_timer()
+        self._since_checkpoint += self.app.tick_seconds
+        if self._since_checkpoint >= CHECKPOINT_SECONDS:
+            self._since_checkpoint = 0.0
+            self.exam.checkpoint()
+
+    def action_pause(self) -> None:
+        """Esc: the clock stops, home shows; Resume continues where this was."""
+        self.exam.pause()
+        self.app.go_home()
 
     # ------------------------------------------------------------------------- answers
 
@@ -256,7 +354,11 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
         if self._finished:
             return
         if not self.exam.select(response):
-            self.call_later(self.finish)
+            if self.exam.expired:
+                self.call_later(self.finish)
+            else:
+                self.notify("this solution is answered: a series' answers are final", severity="warning", timeout=3)
+                self.call_later(self.show_question)
             return
         self.show_state()
 
@@ -286,6 +388,13 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
         # At once (widget.focus() waits for the next turn): the next key goes to the new answer.
         self.set_focus(self.answer_widget, scroll_visible=False)
         self.show_state()
+        self.scenario_on_entry()
+
+    def scenario_on_entry(self) -> None:
+        """Entering a case study's section opens its scenario first, as the exam does."""
+        exam = self.exam
+        if exam.section.kind == "case" and exam.position == exam.section.start and not exam.answered():
+            self.action_scenario()
 
     def leaving_keys(self) -> set[str]:
         keys: set[str] = set()
@@ -297,7 +406,7 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
     def _stay(self) -> None:
         """The screen stayed on the question: its answer widget takes keys again."""
         for widget in self.query("#answer"):
-            if isinstance(widget, (OptionsAnswer, TypedAnswer)):
+            if isinstance(widget, (OptionsAnswer, BlankAnswer, TypedAnswer)):
                 widget.leaving = False
 
     async def _go(self, index: int) -> None:
@@ -309,20 +418,25 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
         async with self._moving:
             if self._finished or not self.is_attached:
                 return
-            if index != self.exam.position:
-                self.exam.go(index)
-                await self.show_question()
-            else:
+            if index == self.exam.position or not 0 <= index < len(self.exam.questions):
                 self._stay()
+                return
+            try:
+                self.exam.go(index)
+            except LockedError as locked:
+                self._stay()
+                self.notify(str(locked), severity="warning", timeout=3)
+                return
+            await self.show_question()
 
     async def action_next(self) -> None:
-        await self._go(min(self.exam.position + 1, len(self.exam.questions) - 1))
+        await self._go(min(self.exam.position + 1, self.exam.section.end - 1))
 
     async def action_previous(self) -> None:
-        await self._go(max(self.exam.position - 1, 0))
+        await self._go(max(self.exam.position - 1, self.exam.section.start))
 
     async def action_submit(self) -> None:
-        """Enter: keep the answer and go on; on the last question, the review list."""
+        """Enter: keep the answer and go on; on a section's last question, the review list."""
         widget = self.answer_widget
         if isinstance(widget, TypedAnswer) and widget.value.strip():
             _, problem = self.response_from_widget()
@@ -330,9 +444,10 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
                 self._stay()
                 self.notify(problem, severity="warning", timeout=3)
                 return
-        if self.exam.position < len(self.exam.questions) - 1:
+        if self.exam.position < self.exam.section.end - 1:
             await self.action_next()
         else:
+            self._stay()
             self.action_review()
 
     def action_flag(self) -> None:
@@ -350,9 +465,14 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
         self.app.push_screen(ExamReviewScreen(self.exam), self._reviewed)
 
     def _reviewed(self, choice: int | str | None) -> None:
+        from .review import LEAVE_SECTION, SUBMIT
+
         self._stay()
-        if choice == "submit":
+        if choice == SUBMIT:
             self.call_later(self.finish)
+        elif choice == LEAVE_SECTION:
+            if self.exam.leave_section() is not None:
+                self.call_later(self.show_question)
         elif isinstance(choice, int):
             self.call_later(self._go, choice)
 
@@ -362,10 +482,4 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
             return  # done already, or paused (left for home): it resumes from there
         self._finished = True
         self._ticker.stop()
-        result = self.exam.submit()
-        from .results import ResultsScreen
-
-        # Not awaited: the stack changes at once, and this screen cannot await its own removal.
-        while self.app.screen is not self and len(self.app.screen_stack) > 1:
-            self.app.pop_screen()
-        self.app.switch_screen(ResultsScreen.for_exam(result))
+        self.app.exam_finished(self, self.exam.submit())

@@ -1,10 +1,10 @@
-"""Results: an exam's score (1-1000, 700 passes) or a session's tally, the score per domain, the
-missed questions; Enter on a missed question opens it read-only with its answer and explanation."""
+"""Results: an exam's score (1-1000, 700 passes) or a session's tally, the score per domain, and
+the review of every answer (right, wrong, flagged); Enter on one opens it read-only with the
+learner's answer, the answer, the explanation, how it is known and where to read on."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -13,29 +13,33 @@ from textual.screen import Screen
 from textual.widgets import Digits, Footer, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
-from ..bank import DOMAINS, Question
-from ..engine import PASS_SCORE, DomainScore, ExamResult, Session
+from ..bank import DOMAINS
+from ..engine import PASS_SCORE, DomainScore, ExamResult, ReviewedAnswer, Session
+from ..text import first_line
 from ..widgets.header import QuizHeader
 from ..widgets.meter import Meter
 from ..widgets.prompt import PromptView
 from ..widgets.summary import AnswerSummary
 from ..widgets.text import inline
-from .question import TYPE_NAMES
-from .review import _first_line
+from .feedback import lab_widget, reading_widgets
 
 
 class ResultsScreen(Screen):
-    BINDINGS = [Binding("escape", "app.home", "Home", id="results.home")]
-    AUTO_FOCUS = "#missed"
+    BINDINGS = [
+        Binding("escape", "app.home", "Home", id="results.home"),
+        Binding("w", "only_wrong", "Only the missed", id="results.only_wrong"),
+    ]
+    AUTO_FOCUS = "#answers"
 
     def __init__(self, *, mode: str, headline: Content, detail: str, per_domain: dict[str, DomainScore],
-                 missed: Sequence[tuple[Question, Any]], score: int | None = None, passed: bool | None = None) -> None:
+                 answers: Sequence[ReviewedAnswer], score: int | None = None, passed: bool | None = None) -> None:
         super().__init__()
         self.mode = mode
         self.headline = headline
         self.detail = detail
         self.per_domain = per_domain
-        self.missed = list(missed)
+        self.answers = list(answers)
+        self.only_wrong = False
         self.score = score
         self.passed = passed
         self.sub_title = "Exam results" if mode == "exam" else "Session summary"
@@ -46,9 +50,8 @@ class ResultsScreen(Screen):
         headline = Content.assemble(("Score ", "bold"), (f"{result.score} / 1000", "bold"), "  ", verdict,
                                     (f"  ({PASS_SCORE} to pass)", "$text-muted"))
         detail = f"{result.correct} of {result.total} right" + (" · time ran out" if result.timed_out else "")
-        missed = [(q, result.responses.get(q.id)) for q in result.missed]
-        return cls(mode="exam", headline=headline, detail=detail, per_domain=result.per_domain, missed=missed,
-                   score=result.score, passed=result.passed)
+        return cls(mode="exam", headline=headline, detail=detail, per_domain=result.per_domain,
+                   answers=result.answers, score=result.score, passed=result.passed)
 
     @classmethod
     def for_session(cls, session: Session) -> ResultsScreen:
@@ -57,9 +60,9 @@ class ResultsScreen(Screen):
         share = round(100 * right / answered) if answered else 0
         headline = Content.assemble((f"{session.mode.capitalize()} done: ", "bold"),
                                     (f"{right} of {answered} right", "bold"), f" ({share}%)")
-        missed = [(f.question, f.response) for f in session.results if not f.correct]
+        answers = [ReviewedAnswer(f.question, f.response, f.correct, f.parts, False) for f in session.results]
         return cls(mode=session.mode, headline=headline, detail="Every answer is saved and scheduled for review.",
-                   per_domain=session.per_domain(), missed=missed)
+                   per_domain=session.per_domain(), answers=answers)
 
     def compose(self):
         yield QuizHeader()
@@ -73,19 +76,39 @@ class ResultsScreen(Screen):
                 for domain, score in self.per_domain.items():
                     yield Meter(DOMAINS[domain][0], score.percent / 100,
                                 f"{score.correct}/{score.total} {score.percent:>3}%")
-            if self.missed:
-                yield Static(f"Missed ({len(self.missed)}): Enter opens one", classes="section-title")
-                yield OptionList(*(Option(Content.assemble((f"{q.id}  ", "bold"),
-                                                           inline(_first_line(q.prompt, 100)).stylize("$text-muted")), id=str(i))
-                                   for i, (q, _) in enumerate(self.missed)), id="missed")
-            else:
-                yield Static("Nothing missed.", classes="section-title")
+            yield Static(id="answers-title", classes="section-title")
+            yield OptionList(id="answers")
         yield Footer()
+
+    def on_mount(self) -> None:
+        self.show_answers()
+
+    def show_answers(self) -> None:
+        shown = [(i, a) for i, a in enumerate(self.answers) if not (self.only_wrong and a.correct)]
+        missed = sum(not a.correct for a in self.answers)
+        which = "the missed" if self.only_wrong else "every answer"
+        self.query_one("#answers-title", Static).update(
+            f"Review {which} ({missed} missed of {len(self.answers)}): Enter opens one · "
+            f"w {'shows all' if self.only_wrong else 'shows only the missed'}")
+        options = self.query_one("#answers", OptionList)
+        options.clear_options()
+        options.add_options(Option(self._row(number, answer), id=str(number)) for number, answer in shown)
+        if shown:
+            options.highlighted = 0
+
+    @staticmethod
+    def _row(number: int, answer: ReviewedAnswer) -> Content:
+        mark = ("✓ ", "bold $text-success") if answer.correct else ("✗ ", "bold $text-error")
+        return Content.assemble((f"{number + 1:>2} ", "bold"), mark, ("⚑ " if answer.flagged else "  ", "$text-warning"),
+                                inline(first_line(answer.question.prompt, 84)).stylize("$text-muted"))
+
+    def action_only_wrong(self) -> None:
+        self.only_wrong = not self.only_wrong
+        self.show_answers()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
-        question, response = self.missed[int(event.option.id or 0)]
-        self.app.push_screen(QuestionDetailScreen(question, response))
+        self.app.push_screen(QuestionDetailScreen(self.answers[int(event.option.id or 0)]))
 
 
 class QuestionDetailScreen(Screen):
@@ -94,24 +117,30 @@ class QuestionDetailScreen(Screen):
     BINDINGS = [Binding("escape,q", "app.close", "Back", id="detail.back")]
     AUTO_FOCUS = "#detail"
 
-    def __init__(self, question: Question, response: Any) -> None:
+    def __init__(self, answer: ReviewedAnswer) -> None:
         super().__init__()
-        self.question = question
-        self.response = response
-        self.sub_title = "A missed question"
+        self.answer = answer
+        self.sub_title = "Your answer, reviewed"
 
     def compose(self):
-        question = self.question
+        answer = self.answer
+        question = answer.question
         yield QuizHeader()
-        yield Static(Content.assemble((question.id, "bold"), " · ", DOMAINS[question.domain][0], " · ",
-                                      (TYPE_NAMES[question.type], "$text-muted")), id="position")
+        verdict = ("✓ right", "bold $text-success") if answer.correct else ("✗ missed", "bold $text-error")
+        yield Static(Content.assemble(verdict, " · ", DOMAINS[question.domain][0], " · ",
+                                      (question.label, "$text-muted")), id="position")
         with VerticalScroll(id="detail"):
+            if question.group is not None and question.group.kind == "case":
+                yield Static(Content.styled(f"Case study: {question.group.title}", "bold"), classes="section-title")
+                yield Markdown(question.group.text, classes="scenario")
             yield PromptView(question, {question.answer} if question.type == "wrong_line" else ())
-            yield AnswerSummary(question, self.response)
+            yield AnswerSummary(question, answer.response)
             yield Markdown(question.explanation, id="explanation")
             for key, why in question.wrong.items():
                 yield Static(Content.assemble((f"{key}) ", "bold"), inline(question.options.get(key, "")), ": ",
                                               inline(why)), classes="why-wrong")
-            yield Static(Content.assemble(("Read more (Microsoft Learn): ", "bold"), question.reference),
-                         classes="source")
+            yield from reading_widgets(question)
+            lab = lab_widget(question)
+            if lab is not None:
+                yield lab
         yield Footer()

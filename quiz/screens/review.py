@@ -1,5 +1,6 @@
-"""The exam's review list (every question, answered or not, flagged or not) and the confirmation
-before submitting with questions unanswered."""
+"""The exam's review list (every question: answered or not, flagged or not, in a section left
+behind or not), where the learner goes to a question, leaves a section for the next, or submits;
+and the yes/no confirmation asked before anything that cannot be undone."""
 
 from __future__ import annotations
 
@@ -11,25 +12,20 @@ from textual.widgets import Button, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..engine import ExamSession
+from ..text import clock_text, first_line, plural
 from ..widgets.text import inline
-from .home import clock_text
 
 SUBMIT = "submit"
-
-
-def _first_line(markdown: str, width: int = 60) -> str:
-    for line in markdown.strip().splitlines():
-        line = line.strip().strip("#").strip()
-        if line and not line.startswith("```"):
-            return line if len(line) <= width else line[:width - 1] + "…"
-    return ""
+LEAVE_SECTION = "leave-section"
 
 
 class ExamReviewScreen(ModalScreen[int | str | None]):
-    """Returns the index of the question to go to, ``"submit"``, or None (back)."""
+    """Returns the index of the question to go to, ``"submit"``, ``"leave-section"``, or None
+    (back). Questions of other sections are listed, marked locked, and cannot be opened."""
 
     BINDINGS = [
         Binding("s", "submit", "Submit exam", id="review.submit"),
+        Binding("x", "leave", "Leave section", id="review.leave"),
         Binding("escape", "dismiss(None)", "Back", id="review.back"),
     ]
     AUTO_FOCUS = "#review-list"
@@ -42,17 +38,23 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
         exam = self.exam
         options = []
         for item in exam.review_items():
+            style = "$text-success" if item.answered and not item.locked else "$text-muted"
             row = Content.assemble(
-                (f"{item.index + 1:>2} ", "bold"),
-                ("✓ " if item.answered else "· ", "$text-success" if item.answered else "$text-muted"),
+                (f"{item.index + 1:>2} ", "bold"), ("✓ " if item.answered else "· ", style),
+                ("⊘ " if item.locked else "  ", "$text-muted"),
                 ("⚑ " if item.flagged else "  ", "bold $text-warning"),
                 (f"{item.question.domain:<12} ", "$text-muted"),
-                inline(_first_line(item.question.prompt, 100)))
-            options.append(Option(row, id=str(item.index)))
+                inline(first_line(item.question.prompt, 100)).stylize("$text-muted") if item.locked
+                else inline(first_line(item.question.prompt, 100)))
+            options.append(Option(row, id=str(item.index), disabled=item.locked))
         with Vertical(id="review", classes="dialog"):
             yield Static(id="review-title", classes="section-title")
             yield OptionList(*options, id="review-list")
-            yield Static("✓ answered ⚑ flagged · Enter goes there · s submits · Esc back", classes="hint")
+            yield Static(self.hint_text(), classes="hint")
+
+    def hint_text(self) -> str:
+        end = "s submits" if self.exam.last_section else "x leaves this section (no coming back)"
+        return f"✓ answered ⚑ flagged ⊘ another section · Enter goes there · {end} · Esc back"
 
     def on_mount(self) -> None:
         self.query_one("#review-list", OptionList).highlighted = self.exam.position
@@ -64,9 +66,17 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
         items = exam.review_items()
         answered = sum(item.answered for item in items)
         flagged = sum(item.flagged for item in items)
+        section = f" · section {exam.section_index + 1} of {len(exam.sections)}" if len(exam.sections) > 1 else ""
         self.query_one("#review-title", Static).update(
-            f"Review: {len(items)} questions · {answered} answered · {flagged} flagged · "
+            f"Review: {plural(len(items), 'question')} · {answered} answered · {flagged} flagged{section} · "
             f"{clock_text(exam.remaining)} left")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "submit":
+            return self.exam.last_section
+        if action == "leave":
+            return not self.exam.last_section
+        return True
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -74,7 +84,7 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
             self.dismiss(int(event.option.id or 0))
 
     def action_submit(self) -> None:
-        if not self.is_current:
+        if not self.is_current or not self.exam.last_section:
             return
         unanswered = self.exam.unanswered
         if not unanswered:
@@ -86,8 +96,20 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
                 self.dismiss(SUBMIT)
 
         self.app.push_screen(ConfirmScreen(
-            f"{unanswered} question{'' if unanswered == 1 else 's'} unanswered (scored as wrong). Submit anyway?"),
-            confirmed)
+            f"{plural(unanswered, 'question')} unanswered (scored as wrong). Submit anyway?"), confirmed)
+
+    def action_leave(self) -> None:
+        if not self.is_current or self.exam.last_section:
+            return
+        unanswered = self.exam.unanswered_in_section()
+        warning = f"{plural(unanswered, 'question')} of it unanswered (scored as wrong). " if unanswered else ""
+
+        def confirmed(yes: bool | None) -> None:
+            if yes and self.is_current:
+                self.dismiss(LEAVE_SECTION)
+
+        self.app.push_screen(ConfirmScreen(f"Leave this section? {warning}You cannot come back to it.",
+                                           yes="Yes, leave it (y)"), confirmed)
 
 
 class ConfirmScreen(ModalScreen[bool]):

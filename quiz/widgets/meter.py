@@ -33,7 +33,7 @@ class Meter(Widget):
     }
     """
 
-    def __init__(self, label: str, value: float, detail: str = "", *, label_width: int = 25,
+    def __init__(self, label: str, value: float, detail: str = "", *, label_width: int = 27,
                  id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.label = label

@@ -1,13 +1,15 @@
-"""The answer widgets: keyed options (single, multiple, fill-blank, ordering) and a typed answer
-(a wrong line's number, a number).
+"""The answer widgets: keyed options (single, multiple, fill-blank, ordering, build-list, yes/no),
+one row of options per blank (multi-blank), and a typed answer (a wrong line's number, a number).
 
 They hold only what the learner has put together so far and report it as a response in the
-engine's shape (a key, a list of keys, a list in order); grading is the engine's.
+engine's shape (a key, a list of keys, a list in order, a boolean, a key per blank); grading is
+the engine's.
 
-Keys: ``1``-``9`` pick the option at that position, ``a``-``f`` the option with that key (except
-letters the screen reserves for itself: an exam's ``f`` flags), ``space`` the option under the
-cursor (``up``/``down`` move it), ``backspace`` undoes the last pick of an ordering. A click
-picks too.
+Keys: ``1``-``9`` pick the option at that position, ``a``-``h`` the option with that key (except
+letters the screen reserves for itself: an exam's ``f`` flags), ``y``/``n`` a yes/no answer,
+``space`` the option under the cursor (``up``/``down`` move it), ``backspace`` undoes the last
+pick of an ordering or build-list. In a multi-blank answer a pick fills the blank under the
+cursor and moves on to the next; ``up``/``down`` move between blanks. A click picks too.
 """
 
 from __future__ import annotations
@@ -21,9 +23,12 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import Input
 
+from ..bank import Question
+from ..qtypes import type_of
 from .text import Hanging, inline
 
-KEYED_TYPES = ("single", "multiple", "fill_blank", "ordering")
+ORDERED = ("ordering", "build_list")
+YES_NO = {"y": "Yes", "n": "No"}
 NUMBER_KEYS = "0123456789.-+eE"
 NUMBER_CHARACTERS = r"[0-9.eE+-]*"
 
@@ -57,7 +62,8 @@ class OptionRow(Hanging):
 
 
 class OptionsAnswer(Vertical, can_focus=True):
-    """Options chosen by key: one (single, fill_blank), a set (multiple) or an order (ordering)."""
+    """Options chosen by key: one (single, fill_blank, yes/no), a set (multiple) or a sequence
+    (ordering, build_list)."""
 
     DEFAULT_CSS = """
     OptionsAnswer {
@@ -74,7 +80,7 @@ class OptionsAnswer(Vertical, can_focus=True):
             self.answer = answer
             self.response = response
 
-    def __init__(self, kind: str, options: dict[str, str], response: Any = None, *,
+    def __init__(self, question: Question, response: Any = None, *,
                  reserved: Collection[str] = (), on_change: Callable[[Any], None] | None = None,
                  leaving_keys: Collection[str] = (), id: str | None = None) -> None:
         super().__init__(id=id)
@@ -86,15 +92,21 @@ class OptionsAnswer(Vertical, can_focus=True):
         # Called at once with each new response, in the key's own handling: an exam records the
         # answer before any later key (a move to the next question) is handled.
         self.on_change = on_change
-        if kind not in KEYED_TYPES:
+        kind = question.type
+        if not type_of(question).keyed and kind != "yes_no":
             raise ValueError(f"{kind} questions have no options")
         self.kind = kind
-        self.options = dict(options)
-        self.keys = list(options)
-        self.reserved = frozenset(reserved)
+        self.options = dict(YES_NO if kind == "yes_no" else question.options)
+        self.keys = list(self.options)
+        # How many picks make an answer (a multiple choice's "Choose three", a list's length).
+        wanted = getattr(type_of(question), "wanted", None)
+        self.wanted = wanted(question) if wanted else 1
+        self.reserved = frozenset(reserved) - ({"y", "n"} if kind == "yes_no" else set())
         self.cursor = 0
         self.chosen: list[str] = []
-        if isinstance(response, str):
+        if isinstance(response, bool) and kind == "yes_no":
+            self.chosen = ["y" if response else "n"]
+        elif isinstance(response, str):
             self.chosen = [response] if response in self.options else []
         elif isinstance(response, list):
             self.chosen = [str(k) for k in response if str(k) in self.options]
@@ -110,9 +122,11 @@ class OptionsAnswer(Vertical, can_focus=True):
     def response(self) -> Any:
         if self.kind in ("single", "fill_blank"):
             return self.chosen[0] if self.chosen else None
+        if self.kind == "yes_no":
+            return (self.chosen[0] == "y") if self.chosen else None
         if self.kind == "multiple":
             return [k for k in self.keys if k in self.chosen] or None
-        return list(self.chosen) if len(self.chosen) == len(self.keys) else None
+        return list(self.chosen) if len(self.chosen) == self.wanted else None
 
     @property
     def letters_shown(self) -> bool:
@@ -123,10 +137,14 @@ class OptionsAnswer(Vertical, can_focus=True):
         if key not in self.options:
             return
         self.cursor = self.keys.index(key)
-        if self.kind in ("single", "fill_blank"):
+        if self.kind in ("single", "fill_blank", "yes_no"):
             self.chosen = [key]
         elif key in self.chosen:
+            if self.kind in ORDERED:
+                return  # placed already: backspace takes back the last one
             self.chosen.remove(key)
+        elif self.kind in ORDERED and len(self.chosen) >= self.wanted:
+            return  # the list is full
         else:
             self.chosen.append(key)
         self._changed()
@@ -143,7 +161,7 @@ class OptionsAnswer(Vertical, can_focus=True):
         self.post_message(self.Changed(self, self.response))
 
     def _mark(self, key: str) -> str:
-        if self.kind in ("single", "fill_blank"):
+        if self.kind in ("single", "fill_blank", "yes_no"):
             return "◉" if key in self.chosen else "○"
         if self.kind == "multiple":
             return "☒" if key in self.chosen else "☐"
@@ -170,13 +188,119 @@ class OptionsAnswer(Vertical, can_focus=True):
             self.choose(key)
         elif key == "space":
             self.choose(self.keys[self.cursor])
-        elif key == "backspace" and self.kind == "ordering":
+        elif key == "backspace" and self.kind in ORDERED:
             self.undo()
         elif key in ("up", "down"):
             self.cursor = (self.cursor + (1 if key == "down" else -1)) % len(self.keys)
             self._show()
             rows = list(self.query(OptionRow))
             rows[self.cursor].scroll_visible()
+        else:
+            return
+        event.stop()
+        event.prevent_default()
+
+
+class BlankRow(Hanging):
+    """One blank of a multi-blank answer: its label, the option chosen, the options."""
+
+    DEFAULT_CSS = """
+    BlankRow {
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, index: int, label: str, options: dict[str, str]) -> None:
+        super().__init__("", Content(""), classes="option")
+        self.index = index
+        self.label = label
+        self.options = options
+
+    def show(self, chosen: str | None, digit: bool) -> None:
+        self.set_class(chosen is not None, "-chosen")
+        parts: list[Content] = []
+        for number, (key, text) in enumerate(self.options.items(), 1):
+            label = f"{number} {key})" if digit else f"{key})"
+            style = "bold reverse" if key == chosen else "bold"
+            parts.append(Content.assemble((label, style), " ", inline(text)))
+        self.set(Content.assemble((f"{'◉' if chosen else '○'} ", "bold"), (f"[{self.label}]", "bold")),
+                 Content("   ").join(parts))
+
+
+class BlankAnswer(Vertical, can_focus=True):
+    """A multi-blank answer: each blank's option, one row per blank."""
+
+    DEFAULT_CSS = """
+    BlankAnswer {
+        height: auto;
+        width: 1fr;
+    }
+    """
+
+    def __init__(self, question: Question, response: Any = None, *, reserved: Collection[str] = (),
+                 on_change: Callable[[Any], None] | None = None, leaving_keys: Collection[str] = (),
+                 id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.leaving_keys = frozenset(leaving_keys)
+        self.leaving = False
+        self.on_change = on_change
+        self.blanks = question.blanks
+        self.reserved = frozenset(reserved)
+        self.cursor = 0
+        given = response if isinstance(response, list) else []
+        self.chosen: list[str | None] = [given[i] if i < len(given) else None for i in range(len(self.blanks))]
+
+    def compose(self):
+        for index, blank in enumerate(self.blanks):
+            yield BlankRow(index, blank.label, blank.options)
+
+    def on_mount(self) -> None:
+        self._show()
+
+    @property
+    def response(self) -> Any:
+        return list(self.chosen) if any(self.chosen) else None
+
+    @property
+    def digits(self) -> bool:
+        return any(k in self.reserved for blank in self.blanks for k in blank.options)
+
+    def choose(self, key: str) -> None:
+        blank = self.blanks[self.cursor]
+        if key not in blank.options:
+            return
+        self.chosen[self.cursor] = key
+        if self.cursor < len(self.blanks) - 1:
+            self.cursor += 1
+        self._changed()
+
+    def _changed(self) -> None:
+        self._show()
+        if self.on_change is not None:
+            self.on_change(self.response)
+
+    def _show(self) -> None:
+        for row in self.query(BlankRow):
+            row.show(self.chosen[row.index], self.digits)
+            row.set_class(row.index == self.cursor, "-cursor")
+
+    def on_key(self, event: events.Key) -> None:
+        key = event.key
+        if key in self.leaving_keys:
+            self.leaving = True
+            return
+        if self.leaving:
+            event.stop()
+            event.prevent_default()
+            return
+        options = list(self.blanks[self.cursor].options)
+        if key.isdigit() and 1 <= int(key) <= len(options):
+            self.choose(options[int(key) - 1])
+        elif key in options and key not in self.reserved:
+            self.choose(key)
+        elif key in ("up", "down"):
+            self.cursor = (self.cursor + (1 if key == "down" else -1)) % len(self.blanks)
+            self._show()
         else:
             return
         event.stop()

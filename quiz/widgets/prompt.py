@@ -1,5 +1,6 @@
-"""A question's prompt: Markdown (its ```yaml blocks highlighted by Textual's Markdown), and for
-a wrong-line question the YAML with line numbers, so the learner can answer with the number."""
+"""A question's prompt: Markdown, with its code blocks highlighted and wrapped (never cut at the
+right edge), and for a wrong-line question the YAML with line numbers, so the learner can answer
+with the number."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from collections.abc import Collection
 from textual.containers import Vertical
 from textual.widgets import Markdown
 
-from ..bank import Question
-from .text import NumberedCode, split_yaml
+from ..bank import CODE_BLOCK, Question
+from .text import CodeBlock
 
 
 class PromptView(Vertical):
@@ -30,14 +31,21 @@ class PromptView(Vertical):
         self.marks = marks
 
     def compose(self):
-        question = self.question
-        if question.type != "wrong_line":
-            yield Markdown(question.prompt.strip(), classes="prompt-text")
-            return
-        before, code, after = split_yaml(question.prompt)
-        if before.strip():
-            yield Markdown(before.strip(), classes="prompt-text")
-        if code is not None:
-            yield NumberedCode(code, self.marks, classes="prompt-code")
-        if after.strip():
-            yield Markdown(after.strip(), classes="prompt-text")
+        """The prompt's text as Markdown and its code blocks as wrapped code (a wrong-line
+        question's YAML numbered): nothing is cut off at the right edge."""
+        prompt = self.question.prompt.strip()
+        position = 0
+        first_yaml = True
+        for match in CODE_BLOCK.finditer(prompt):
+            text = prompt[position:match.start()].strip()
+            if text:
+                yield Markdown(text, classes="prompt-text")
+            language = match.group(1) or "yaml"
+            numbered = self.question.type == "wrong_line" and language in ("yaml", "yml") and first_yaml
+            first_yaml = first_yaml and not numbered
+            yield CodeBlock(match.group(2), self.marks if numbered else (), language=language, numbered=numbered,
+                            classes="prompt-code")
+            position = match.end()
+        text = prompt[position:].strip()
+        if text:
+            yield Markdown(text, classes="prompt-text")

@@ -8,12 +8,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from textual.containers import Horizontal, HorizontalScroll
+from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.highlight import highlight
 from textual.widgets import Static
 
-from ..bank import YAML_BLOCK
+
 
 _CODE = re.compile(r"`([^`\n]+)`")
 _BOLD = re.compile(r"\*\*([^*\n]+)\*\*")
@@ -48,54 +48,52 @@ def _bold(text: str) -> Content:
     return Content("").join(parts)
 
 
-def split_yaml(prompt: str) -> tuple[str, str | None, str]:
-    """The prompt around its first ```yaml block: (markdown before, the YAML, markdown after)."""
-    match = YAML_BLOCK.search(prompt)
-    if match is None:
-        return prompt, None, ""
-    return prompt[:match.start()], match.group(1), prompt[match.end():]
-
-
-def numbered(code: str, marks: Collection[int] = (), language: str = "yaml") -> Content:
-    """``code`` highlighted, each line after its number; lines in ``marks`` get a marker."""
-    lines = highlight(code.rstrip("\n"), language=language).split("\n")
-    width = len(str(len(lines)))
-    rows: list[Content] = []
-    for number, line in enumerate(lines, 1):
-        marked = number in marks
-        gutter = Content.styled(f"{'▶' if marked else ' '}{number:>{width}} │ ",
-                                "bold $text-error" if marked else "$text-muted")
-        rows.append(gutter + line)
-    return Content("\n").join(rows)
-
-
-class NumberedCode(HorizontalScroll, can_focus=False):
-    """A YAML block with line numbers (wrong-line questions are answered with the number). Long
-    lines do not wrap, which would break the numbering: the block scrolls sideways instead."""
+class CodeBlock(Vertical, can_focus=False):
+    """A code block (YAML, Python) that never hides a character: each line wraps under itself,
+    after its gutter, so a long line is read whole at 80 columns. With ``numbered`` the gutter
+    holds the line's number (wrong-line questions are answered with it); lines in ``marks`` are
+    marked."""
 
     DEFAULT_CSS = """
-    NumberedCode {
+    CodeBlock {
         width: 1fr;
         height: auto;
         padding: 0 1;
         margin: 1 0;
         background: $boost;
-        scrollbar-size-horizontal: 1;
     }
-    NumberedCode > Static {
-        width: auto;
-        text-wrap: nowrap;
+    CodeBlock > Hanging > .hanging-label {
+        padding: 0;
+    }
+    CodeBlock > Hanging > .hanging-text {
+        text-wrap: wrap;
+        text-overflow: fold;
     }
     """
 
-    def __init__(self, code: str, marks: Collection[int] = (), *, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, code: str, marks: Collection[int] = (), *, language: str = "yaml", numbered: bool = True,
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
         self.code = code
         self.marks = marks
+        self.language = language
+        self.numbered = numbered
 
     def compose(self):
-        yield Static(numbered(self.code, self.marks))
+        lines = highlight(self.code.rstrip("\n"), language=self.language).split("\n")
+        width = len(str(len(lines)))
+        for number, line in enumerate(lines, 1):
+            marked = number in self.marks
+            if self.numbered:
+                gutter = Content.styled(f"{'▶' if marked else ' '}{number:>{width}} │ ",
+                                        "bold $text-error" if marked else "$text-muted")
+            else:
+                gutter = Content(" ")
+            yield Hanging(gutter, line, classes="code-line")
+
+
+# The YAML of a wrong-line question and of the lint output: numbered.
+NumberedCode = CodeBlock
 
 
 class Hanging(Horizontal):

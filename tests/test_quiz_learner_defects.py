@@ -1,0 +1,396 @@
+"""What a learner ran into, each a test that drives aml-quiz as a learner does (Pilot for the app,
+pipes and a terminal for --plain): fewer choices than asked, a line number outside the snippet, a
+session of no questions, a damaged progress file, a new exam over an unfinished one, a clock
+that ran while paused, Ctrl-C, YAML cut at 80 columns, --plain's ids, repeats, Markdown and
+broken pipe, plurals, feedback without the question, lint when the YAML is in the options, labs
+from an installed amllab, and --check's account of what it proves.
+
+The banks here are written inline, as a learner's own file would be.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+import zipfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from quiz_app_support import FakeClock
+from textual.pilot import Pilot
+
+from quiz.app import QuizApp
+from quiz.bank import load_bank
+from quiz.engine import Session, Trainer
+from quiz.screens.feedback import FeedbackScreen
+from quiz.screens.home import HomeScreen
+from quiz.screens.question import ExamScreen, QuestionScreen
+from quiz.screens.review import ConfirmScreen
+from quiz.store import Progress
+
+ROOT = Path(__file__).resolve().parent.parent
+SOURCE = 'source: "SPEC §4.8 · Hyperparameter tuning a model (v2)"'
+BANK = f"""\
+domain: sweep
+questions:
+  - id: sweep-three
+    type: multiple
+    {SOURCE}
+    prompt: Which distributions can a Bayesian sweep use? Choose three.
+    options: {{a: choice, b: normal, c: uniform, d: randint, e: quniform}}
+    answer: [a, c, e]
+    explanation: Bayesian sampling takes choice, uniform and quniform.
+    wrong: {{b: Random sampling only., d: Random sampling only.}}
+  - id: sweep-line
+    type: wrong_line
+    {SOURCE}
+    prompt: |
+      Which line is wrong?
+
+      ```yaml
+      type: sweep
+      sampling_algorithm: grid
+      search_space:
+        lr: {{type: uniform, min_value: 0.01, max_value: 0.1}}
+      objective: {{goal: maximize, primary_metric: auc}}
+      ```
+    answer: 4
+    explanation: Grid sampling takes **choice** only.
+  - id: sweep-long
+    type: wrong_line
+    {SOURCE}
+    prompt: |
+      Which line is wrong?
+
+      ```yaml
+      type: sweep
+      trial:
+        command: python train.py --data ${{{{inputs.data}}}} --learning-rate ${{{{search_space.lr}}}} --depth ${{{{search_space.depth}}}} --epochs 30 --the-end-is-here
+      sampling_algorithm: grid
+      ```
+    answer: 3
+    explanation: The end of the long line.
+  - id: sweep-yaml-options
+    type: single
+    {SOURCE}
+    prompt: Which `early_termination` is valid?
+    options:
+      a: "`type: bandit`, `slack_factor: 0.1`"
+      b: "`type: bandit`, no slack"
+    answer: a
+    explanation: A bandit policy needs a slack.
+    wrong: {{b: A bandit policy needs slack_factor or slack_amount.}}
+    options_yaml:
+      a: |
+        early_termination: {{type: bandit, slack_factor: 0.1}}
+      b: |
+        early_termination: {{type: bandit}}
+  - id: sweep-one
+    type: single
+    {SOURCE}
+    prompt: Which **policy** cancels trials behind the leader?
+    options: {{a: bandit, b: none}}
+    answer: a
+    explanation: The `bandit` policy does.
+    wrong: {{b: No policy cancels nothing.}}
+  - id: sweep-two
+    type: single
+    {SOURCE}
+    prompt: Which sampling takes only choice?
+    options: {{a: grid, b: random}}
+    answer: a
+    explanation: Grid sampling does.
+    wrong: {{b: Random takes every distribution.}}
+"""
+
+
+@pytest.fixture
+def bank_file(tmp_path: Path) -> Path:
+    path = tmp_path / "mine.yml"
+    path.write_text(BANK)
+    return path
+
+
+@pytest.fixture
+def trainer(bank_file: Path, tmp_path: Path) -> Trainer:
+    return Trainer(load_bank([bank_file]), Progress(tmp_path / "data"), clock=FakeClock(), seed=3)
+
+
+def run(app: QuizApp, script: Callable[[Pilot], Awaitable[None]], size: tuple[int, int] = (100, 32)) -> None:
+    async def main() -> None:
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await script(pilot)
+            await pilot.pause(0.05)
+
+    asyncio.run(main())
+
+
+async def until(pilot: Pilot, condition: Callable[[], bool], seconds: float = 5.0) -> None:
+    for _ in range(int(seconds / 0.02)):
+        if condition():
+            await pilot.pause()
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("the app never got there")
+
+
+def asking(trainer: Trainer, qid: str) -> Callable[[], QuestionScreen]:
+    """A practice session of one question, in the bank's order (the test picks by the bank's keys)."""
+    return lambda: QuestionScreen(Session("practice", [trainer.bank.by_id()[qid]], trainer.progress, trainer.clock))
+
+
+def plain(bank: Path, data: Path, *args: str, input: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "quiz", "--plain", "--bank", str(bank), "--data-dir", str(data),
+                           *args], input=input, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+
+
+# ----------------------------------------------------------------------------- 1, 2: answers
+
+
+def test_01_a_choose_three_question_takes_three_not_fewer(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(trainer, "sweep-three")())
+        await pilot.press("a", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and trainer.progress.answers() == []
+        await pilot.press("c", "e", "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+
+    run(app, script)
+    assert [a["response"] for a in trainer.progress.answers()] == [["a", "c", "e"]]
+
+
+def test_02_a_line_number_outside_the_snippet_is_refused_not_graded(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(trainer, "sweep-line")())
+        await pilot.press("9", "9", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, QuestionScreen) and trainer.progress.answers() == []
+
+    run(app, script)
+    assert trainer.progress.cards() == {}
+
+
+# ----------------------------------------------------------------------------- 3: --count
+
+
+@pytest.mark.parametrize("count", ["0", "-3"])
+def test_03_a_session_of_no_questions_is_a_usage_error(bank_file: Path, tmp_path: Path, count: str) -> None:
+    result = plain(bank_file, tmp_path / "data", "--mode", "exam", "--count", count)
+    assert result.returncode == 2 and "at least 1 question" in result.stderr
+    assert "Exam:" not in result.stdout
+
+
+# ----------------------------------------------------------------------------- 4: a damaged file
+
+
+def test_04_a_garbage_progress_file_is_offered_to_be_set_aside(bank_file: Path, tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "progress.sqlite3").write_bytes(b"not a database at all, " * 200)
+    refused = plain(bank_file, data, "--mode", "practice", input="n\n")
+    assert refused.returncode == 2 and "Traceback" not in refused.stderr
+    assert "Move it aside" in refused.stdout and "(y/n)" in refused.stdout
+    agreed = plain(bank_file, data, "--mode", "practice", "--count", "1", input="y\nq\n")
+    assert agreed.returncode == 0 and "The damaged progress file is now" in agreed.stdout
+    assert list(data.glob("progress.sqlite3.damaged-*"))
+
+
+# ----------------------------------------------------------------------------- 5, 6, 7: the exam
+
+
+def test_05_a_new_exam_over_an_unfinished_one_asks_first(trainer: Trainer) -> None:
+    unfinished = trainer.exam(3)
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+        await pilot.press("n")
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen))
+
+    run(app, script)
+    assert trainer.unfinished_exam().session_id == unfinished.session_id
+
+
+def test_06_the_exam_clock_stops_while_paused(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False, exam_seconds=600)
+    clock = trainer.clock
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen))
+        clock.advance(100)
+        assert app.screen.exam.remaining == 500
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        clock.advance(3600)
+        await pilot.press("c")
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen))
+        assert app.screen.exam.remaining == 500 and app.screen.sub_title == "Exam · 8:20 left"
+
+    run(app, script)
+
+
+def test_07_ctrl_c_quits_and_the_exam_footer_shows_how(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("e")
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen))
+        shown = {binding.binding.key for binding in app.screen.active_bindings.values() if binding.binding.show}
+        assert "ctrl+c" in shown
+        await pilot.press("ctrl+c")
+        await pilot.pause()
+        assert app.return_code == 0
+
+    run(app, script)
+
+
+# ----------------------------------------------------------------------------- 8: 80 columns
+
+
+def test_08_yaml_wraps_at_80_columns_and_the_question_scrolls_by_keys(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(trainer, "sweep-long")())
+        await pilot.pause()
+        block = app.screen.query_one(".prompt-code")
+        # Nothing of the long line lies beyond the right edge: it wraps instead.
+        assert block.virtual_size.width <= block.size.width
+        shown = "\n".join(str(line.render()) for line in block.query(".hanging-text"))
+        assert "--the-end-is-here" in shown.replace("\n", "")
+        body = app.screen.query_one("#body")
+        await pilot.press("shift+down")
+        await pilot.pause()
+        assert body.scroll_y > 0 or body.max_scroll_y == 0
+
+    run(app, script, size=(80, 24))
+
+
+# ----------------------------------------------------------------------------- 9, 10: --plain
+
+
+def test_09_plain_reads_like_text_and_tells_nothing_twice(bank_file: Path, tmp_path: Path) -> None:
+    result = plain(bank_file, tmp_path / "data", "--mode", "exam", "--count", "2",
+                   input="f\nr\nf\nx\ns\ny\ny\n")
+    out = result.stdout
+    assert result.returncode == 0, result.stderr
+    review = out[out.index("flagged\n"):]
+    assert "sweep-" not in out  # ids name answers: never shown
+    assert "**" not in out and "`" not in out  # Markdown read out as text
+    first = next(line for line in out.splitlines() if line.startswith("Question 1 of 2"))
+    assert out.count(first) == 1  # f and r did not print the question again
+    assert "Your answer:" in review and "How this is known:" in review  # the post-exam review explains
+
+
+def test_09_plain_piped_into_head_ends_quietly(bank_file: Path, tmp_path: Path) -> None:
+    command = (f"{sys.executable} -m quiz --plain --bank {bank_file} --data-dir {tmp_path / 'data'} "
+               "--mode practice < /dev/null | head -1")
+    result = subprocess.run(["bash", "-o", "pipefail", "-c", command], capture_output=True, text=True,
+                            timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert "Traceback" not in result.stderr and "BrokenPipe" not in result.stderr
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.parametrize(("count", "said"), [("1", "Exam: 1 question, 2 minutes."),
+                                             ("6", "Exam: 6 questions, 12 minutes.")])
+def test_10_counts_and_minutes_read_right(bank_file: Path, tmp_path: Path, count: str, said: str) -> None:
+    result = plain(bank_file, tmp_path / "data", "--mode", "exam", "--count", count, input="q\n")
+    assert said in result.stdout
+
+
+# ----------------------------------------------------------------------------- 11, 12: feedback
+
+
+def test_11_feedback_shows_the_question_and_each_answer_once(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(trainer, "sweep-three")())
+        await pilot.press("a", "b", "c", "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        screen = app.screen
+        assert "Choose three." in str(screen.query_one("#stem").query_one("Markdown").source)
+        answer_part = [*screen.query_one("#summary").query("Static"), *screen.query("#contrast")]
+        said = " ".join(str(widget.render()) for widget in answer_part)
+        assert said.count("quniform") == 1  # marked once in the options, not again in two answer lines
+
+    run(app, script)
+
+
+def test_12_lint_covers_yaml_in_the_options(trainer: Trainer) -> None:
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(trainer, "sweep-yaml-options")())
+        await pilot.press("a", "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await pilot.press("l")
+        await until(pilot, lambda: bool(app.screen.query(".lint-title")))
+        titles = [str(t.render()) for t in app.screen.query(".lint-title")]
+        assert titles == ["aml-lint on option a:", "aml-lint on option b:"]
+
+    run(app, script)
+
+
+# ----------------------------------------------------------------------------- 13: labs from a wheel
+
+
+def test_13_an_installed_amllab_ships_its_labs_and_says_how_to_run_one(tmp_path: Path) -> None:
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
+                            str(tmp_path / "wheel"), str(ROOT)], capture_output=True, text=True, timeout=300)
+    assert built.returncode == 0, built.stderr
+    installed = tmp_path / "site"
+    with zipfile.ZipFile(next((tmp_path / "wheel").glob("amllab-*.whl"))) as wheel:
+        wheel.extractall(installed)
+    script = """
+import sys
+from quiz.bank import load_bank
+from quiz.checks import lab_command
+from runner.cli import main
+question = next(q for q in load_bank() if (q.check or {}).get("scenario", {}).get("name") == "sweep-random-bandit")
+print(lab_command(question))
+sys.stdout.flush()
+main(["scenario", "run", "sweep-random-bandit"])
+"""
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    shown = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=work, env=env,
+                           timeout=120)
+    assert shown.stdout.startswith("aml-run scenario copy sweep-random-bandit && cd amllab-labs/sweep-random-bandit"
+                                   " && "), shown.stdout + shown.stderr
+    assert "is the copy installed with amllab" in shown.stderr and "aml-run scenario copy" in shown.stderr
+    copied = subprocess.run([sys.executable, "-c", "import sys; from runner.cli import main; "
+                             "sys.exit(main(['scenario', 'copy', 'sweep-random-bandit']))"],
+                            capture_output=True, text=True, cwd=work, env=env, timeout=120)
+    assert copied.returncode == 0, copied.stderr
+    assert (work / "amllab-labs" / "sweep-random-bandit" / "sweep.yml").is_file()
+
+
+# ----------------------------------------------------------------------------- 14: --check
+
+
+def test_14_check_says_what_each_kind_of_check_proves(tmp_path: Path) -> None:
+    path = tmp_path / "mine.yml"
+    path.write_text(BANK.replace("    wrong: {b: No policy cancels nothing.}\n", """\
+    wrong: {b: No policy cancels nothing.}
+    check: {scenario: {name: sweep-random-bandit, expect: {canceled_by_policy: {min: 1}}}}
+"""))
+    result = subprocess.run([sys.executable, "-m", "quiz", "--check", "--bank", str(path)], capture_output=True,
+                            text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=ROOT)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "scenario 1: the claim is among a lab's expectations" in result.stdout
+    assert "--check does not run labs" in result.stdout
+    assert "they prove amllab agrees with the answer, not that the service does" in result.stdout
