@@ -23,26 +23,20 @@ import re
 import shutil
 import signal
 import subprocess
-import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import IO, Any, Callable, Iterable
 
 from validator.spec import CommandJob, Spec
 
 from . import distributed, environments, inputs, process, status
+from .contract import (MARKER, USER_LOG, Cancel, Executor, Log, Outcome, Submission, Walk, acquire_slot,
+                       canceled_before_running, register, release)
 from .errors import NotFound, RunnerError
 from .substitute import RenderError, render_command
 from .tracking import Tracking
 from .workspace import Workspace, check_name
 
-PLAN = "plan.json"
-# Every process of a job inherits this variable (its run folder): how the job's processes are
-# found once its supervisor is gone.
-MARKER = "AMLLAB_RUN_DIR"
-USER_LOG = Path("user_logs") / "std_log.txt"
-SYSTEM_LOG = Path("system_logs") / "amllab.log"
 # Variables of the host that would point the script's MLflow somewhere other than its run.
 _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPERIMENT_NAME",
                            "MLFLOW_TRACKING_URI", "AZUREML_RUN_ID", "VIRTUAL_ENV")
@@ -172,54 +166,6 @@ def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) ->
 
 
 # -- executing (in the supervisor) ---------------------------------------------------------------
-
-@dataclass
-class Outcome:
-    status: str                # Completed | Failed | Canceled
-    exit_code: int | None = None
-    error: dict[str, str] | None = None
-
-
-class Log:
-    """The runner's own log of a run (system_logs/amllab.log), one timestamped line per event."""
-
-    def __init__(self, run_dir: Path) -> None:
-        self.path = run_dir / SYSTEM_LOG
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-
-    def __call__(self, message: str) -> None:
-        stamp = status.now()
-        # Every line carries the stamp, so a reader can always tell the message from it.
-        with open(self.path, "a", encoding="utf-8") as out:
-            out.writelines(f"{stamp} {line}\n" for line in message.splitlines() or [""])
-
-
-class CanceledWhilePreparing(BaseException):
-    """Raised from the signal handler while the job is not yet Running, so that a cancel does
-    not wait for a slow step (a download, an MLflow server) to finish. A BaseException, so
-    that no ``except Exception`` on the way swallows it."""
-
-
-class Cancel:
-    """Set by a signal handler (job cancel, Ctrl-C). While ``interruptible`` (before Running)
-    the handler also interrupts what is in progress; while Running the executor polls it."""
-
-    def __init__(self) -> None:
-        self.event = threading.Event()
-        self.reason = "canceled"
-        self.interruptible = False
-
-    def request(self, reason: str = "canceled") -> None:
-        self.reason = reason
-        self.event.set()
-        if self.interruptible:
-            self.interruptible = False
-            raise CanceledWhilePreparing()
-
-    @property
-    def requested(self) -> bool:
-        return self.event.is_set()
-
 
 def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
             exclude: tuple[Path, ...] = ()) -> tuple[dict[str, str | None], dict[str, str]]:
@@ -426,3 +372,140 @@ def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tr
 
 def copy_spec(spec_path: Path, run_dir: Path) -> None:
     shutil.copy2(spec_path, run_dir / "job.yml")
+
+
+# -- the supervisor's walk ---------------------------------------------------------------------
+
+class JobRun(Walk):
+    """One command job's walk: a job of its own (``alone``: its supervisor runs nothing else),
+    or one trial of a sweep, several of which share the sweep's supervisor. A trial differs in
+    three ways: its strays are found by its marker rather than as the supervisor's orphans, a
+    cancel never interrupts it mid-step from a signal handler (the sweep's loop asks it to
+    stop), and its timeout (the sweep's ``trial_timeout``) cancels it, as the service does."""
+
+    def __init__(self, run_dir: Path, *, alone: bool = True, cancel: Cancel | None = None) -> None:
+        super().__init__(run_dir, cancel)
+        self.alone = alone
+        self.slot: list[IO] | None = None
+
+    def until_finalizing(self) -> Outcome:
+        """Queued, Preparing and Running; every way they can end becomes an Outcome."""
+        run_dir, plan, log, cancel = self.run_dir, self.plan, self.log, self.cancel
+
+        def steps() -> Outcome:
+            cancel.interruptible = self.alone
+            self.enter("Queued")
+            self.slot = acquire_slot(self.workspace, plan["compute"], cancel, log, self.nodes())
+            if cancel.requested:
+                return canceled_before_running()
+            self.enter("Preparing")
+            values, env = prepare(run_dir, plan, log, self.tracking, exclude=(self.workspace.folder,))
+            status.update(run_dir, inputs={key.split(".", 1)[1]: value for key, value in values.items()
+                                           if key.startswith("inputs.")})
+            rendered = render(plan, values)
+            log(f"command: {rendered}")
+            cancel.interruptible = False
+            if cancel.requested:
+                return canceled_before_running()
+            return self.run(rendered, env)
+
+        return self.guarded(steps)
+
+    def nodes(self) -> int:
+        """How many of the compute's instances the job holds while it runs: one per node of this
+        machine's share."""
+        layout = self.plan.get("distribution")
+        return len(layout["local_nodes"]) if layout else 1
+
+    def launches(self, rendered: str, env: dict[str, str]) -> list[distributed.Launch]:
+        layout = self.plan.get("distribution")
+        if not layout:
+            return single(self.run_dir, rendered, env)
+        python = self.plan["environment"]["python"]
+        if layout["type"] == "pytorch" and not distributed.torch_available(python):
+            raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
+                              "which cannot import torch: install torch there (pip install torch)")
+        if layout["type"] == "mpi":
+            distributed.mpirun()  # a missing Open MPI fails now, naming the package
+        self.log(f"distributed: {distributed.describe(layout)}")
+        return distributed.launches(self.plan, rendered, env, self.run_dir, python)
+
+    def run(self, rendered: str, env: dict[str, str]) -> Outcome:
+        """Running, and for a spot job whose node is taken (``--preempt-after``), back to Queued
+        and Running again with the same working folder and ./outputs, as the service re-queues
+        a preempted low-priority job: a script that checkpoints to ./outputs resumes."""
+        evictions = list(self.plan.get("preempt_after") or [])
+        attempt = 0
+        while True:
+            launches = self.launches(rendered, env)
+            self.enter("Running")
+            outcome = execute(
+                self.run_dir, launches, self.plan.get("timeout"), self.cancel, self.log,
+                on_start=lambda pgids: status.update(self.run_dir, pgid=pgids[0], pgids=pgids), keep=self.keep(),
+                alone=self.alone, timeout_status="Failed" if self.alone else "Canceled",
+                preempt_after=evictions[attempt] if attempt < len(evictions) else None)
+            if outcome.status != "Preempted":
+                return outcome
+            attempt += 1
+            self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
+                     f"(preemption {attempt} of {len(evictions)}), ./outputs is kept")
+            status.update(self.run_dir, preemptions=attempt)
+            release(self.slot)
+            self.enter("Queued")
+            self.slot = acquire_slot(self.workspace, self.plan["compute"], self.cancel, self.log, self.nodes())
+            if self.cancel.requested:
+                return canceled_before_running()
+
+    def finalize(self, outcome: Outcome, **extra: Any) -> None:
+        self.enter("Finalizing")
+        fields: dict[str, Any] = {}
+        try:
+            fields = finalize(self.run_dir, self.plan, outcome, self.tracking, self.log, self.workspace)
+        except Exception as error:
+            self.log(f"warning: finalizing failed: {type(error).__name__}: {error}")
+        if outcome.error:
+            self.log(f"{outcome.error['code']}: {outcome.error['message']}")
+        written = self.run_dir / "wd" / "outputs"
+        if outcome.status != "Completed" and written.is_dir() and any(written.iterdir()):
+            self.log("the outputs written so far are kept, and are partial (job show: outputs_complete false)")
+        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields, **extra)
+        release(self.slot)
+
+
+class CommandExecutor(Executor):
+    """Command jobs (a distributed job is a command job with a ``distribution``)."""
+
+    type = "command"
+    spec_kind = "commandJob"
+    takes_node_options = True
+
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> dict[str, Any]:
+        plan = plan_command(spec.command_job(), spec, workspace, name, run_dir, multi_node=submission.multi_node)
+        if submission.preempt_after:
+            if plan["job_tier"] != "spot":
+                raise RunnerError(f"{spec.path}: --preempt-after takes away a low-priority node, and this job "
+                                  "does not run on one; ask for it with `queue_settings: {job_tier: spot}` "
+                                  "(--set queue_settings.job_tier=spot)")
+            if any(seconds <= 0 for seconds in submission.preempt_after):
+                raise RunnerError("--preempt-after takes seconds greater than 0")
+            plan["preempt_after"] = list(submission.preempt_after)
+        return plan
+
+    def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> JobRun:
+        return JobRun(run_dir, alone=alone, cancel=cancel)
+
+    def show(self, workspace: Workspace, run_dir: Path, plan: dict[str, Any], record: dict[str, Any],
+             read: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+        shown: dict[str, Any] = {}
+        if plan.get("distribution"):
+            shown.update(distribution=distributed.describe(plan["distribution"]),
+                         rank_logs=sorted(str(path) for path in (run_dir / distributed.RANK_LOGS).glob("rank_*.txt")))
+        if plan.get("job_tier"):
+            shown.update(job_tier=plan["job_tier"], preemptions=record.get("preemptions", 0))
+        if plan.get("parent"):
+            shown.update({"parent_job_name": plan["parent"], "params": plan.get("params") or {},
+                          "stopped_by": record.get("stopped_by")})
+        return shown
+
+
+EXECUTOR = register(CommandExecutor())

@@ -6,7 +6,7 @@ The order of the steps comes from the data wiring alone: a step that binds
 soon as every step it reads from has completed, so independent steps run side by side, as many
 as their computes have free instances. Each step is a command job of its own
 (``runs/<pipeline>/steps/<step>/``, named ``<pipeline>--<step>``) run by
-:class:`runner.supervisor.JobRun`: the same prepare, execute and finalize as any command job,
+:class:`runner.command.JobRun`: the same prepare, execute and finalize as any command job,
 each its own MLflow child run of the pipeline's run.
 
 What this release runs: command steps, inline (``command:`` in the step) or from a component:
@@ -45,12 +45,12 @@ from typing import Any
 from validator.rules._values import sdk_number
 from validator.spec import Spec, command_job_from
 
-from . import command, process, status, step_cache
+from . import command, contract, process, status, step_cache
+from .command import JobRun
+from .contract import STEPS, Cancel, Executor, Submission, Walk, executor_of, register
 from .errors import NotFound, RunnerError
-from .supervisor import JobRun, Walk
+from .sweep.sweep import SweepRun, plan_sweep
 from .workspace import Workspace, check_name
-
-STEPS = "steps"
 SEPARATOR = "--"
 POLL = 0.2
 
@@ -347,7 +347,7 @@ class Step:
         self.name = name
         self.job_name = step_job_name(pipeline.plan["name"], name)
         self.run_dir = pipeline.run_dir / STEPS / name
-        self.cancel = command.Cancel()
+        self.cancel = contract.Cancel()
         self.done = threading.Event()
         self.status = "NotStarted"
         self.thread: threading.Thread | None = None
@@ -361,14 +361,14 @@ class Step:
         self.thread.start()
 
     def _walk(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> None:
-        outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the step's walk stopped"})
+        outcome = contract.Outcome("Failed", None, {"code": "InternalError", "message": "the step's walk stopped"})
         try:
             outcome = self._run(upstream)
         except RunnerError as error:
-            outcome = command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
+            outcome = contract.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
             self._end_unstarted(outcome)
         except Exception as error:  # a bug of ours: the step still ends, and says what happened
-            outcome = command.Outcome("Failed", None, {"code": "InternalError",
+            outcome = contract.Outcome("Failed", None, {"code": "InternalError",
                                                        "message": f"{type(error).__name__}: {error}"})
             self._end_unstarted(outcome)
         finally:
@@ -376,7 +376,7 @@ class Step:
             self.done.set()
             self.pipeline.wake.set()
 
-    def _run(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+    def _run(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> contract.Outcome:
         pipeline = self.pipeline
         if pipeline.plan["steps"][self.name].get("kind") == "sweep":
             return self._run_sweep(upstream)
@@ -392,7 +392,7 @@ class Step:
             fields = step_cache.restore(pipeline.workspace, decision.hit, plan, self.run_dir)
             status.transition(self.run_dir, "Completed", reused=True, reused_from=decision.hit["job"],
                               exit_code=0, **fields)
-            return command.Outcome("Completed", 0)
+            return contract.Outcome("Completed", 0)
         pipeline.log(f"step {self.name}: runs ({decision.summary()})")
         run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
         outcome = run.until_finalizing()
@@ -413,11 +413,9 @@ class Step:
                                                "stored": False})
             self.pipeline.log(f"step {self.name}: completed, {reason}")
 
-    def _run_sweep(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+    def _run_sweep(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> contract.Outcome:
         """A sweep step: a sweep job of its own (its trials in the step's folder), whose outputs
         are its best trial's. Sweep steps always run here; their reuse is not modelled."""
-        from .sweep.sweep import SweepRun, plan_sweep
-
         pipeline = self.pipeline
         data = sweep_step_data(pipeline.plan, self.name, upstream)
         spec = Spec(Path(pipeline.plan["spec"]), "sweepJob", data)
@@ -437,13 +435,13 @@ class Step:
         plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
                     parent=pipeline.plan["name"], step=self.name,
                     tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.write_json_atomic(self.run_dir / contract.PLAN, plan)
         status.create(self.run_dir, {"name": self.job_name, "type": plan["type"], "parent": pipeline.plan["name"],
                                      "step": self.name, "creation_time": status.now(),
                                      "supervisor": pipeline.supervisor})
         status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [reason]})
 
-    def _run_nested(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+    def _run_nested(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> contract.Outcome:
         """A pipeline-component step: a pipeline of its own in the step's folder (its steps are
         named ``<pipeline>--<step>--<inner step>``, and each is reused or run on its own merits)."""
         import yaml
@@ -488,20 +486,20 @@ class Step:
                     parent=pipeline.plan["name"], step=self.name,
                     mlflow_tags={"mlflow.parentRunId": pipeline.parent_run_id or "",
                                  "amllab.parent": pipeline.plan["name"]})
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.write_json_atomic(self.run_dir / contract.PLAN, plan)
         status.create(self.run_dir, {"name": self.job_name, "type": "command", "parent": pipeline.plan["name"],
                                      "step": self.name, "creation_time": status.now(),
                                      "supervisor": pipeline.supervisor})
         return plan
 
-    def _end_unstarted(self, outcome: command.Outcome) -> None:
+    def _end_unstarted(self, outcome: contract.Outcome) -> None:
         _record_unstarted(self.pipeline.run_dir, self.pipeline.plan["name"], self.name)
         status.transition(self.run_dir, outcome.status, error=outcome.error)
 
     def skip(self, reason: str) -> None:
         """A step that will never start: Canceled, with why."""
         self.status = "Canceled"
-        self._end_unstarted(command.Outcome("Canceled", None, {"code": "NotRun", "message": reason}))
+        self._end_unstarted(contract.Outcome("Canceled", None, {"code": "NotRun", "message": reason}))
         self.done.set()
 
 
@@ -509,7 +507,7 @@ class PipelineRun(Walk):
     """The pipeline's walk: Queued, Preparing (its MLflow run), Running (start each step once
     what it reads from has completed), Finalizing, and its final state."""
 
-    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None, alone: bool = True) -> None:
+    def __init__(self, run_dir: Path, cancel: contract.Cancel | None = None, alone: bool = True) -> None:
         """``alone``: the supervisor runs nothing else (not a pipeline-component step)."""
         super().__init__(run_dir, cancel)
         self.alone = alone
@@ -521,8 +519,8 @@ class PipelineRun(Walk):
         self.parent_run_id: str | None = None
         self.supervisor = {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}
 
-    def until_finalizing(self) -> command.Outcome:
-        def steps() -> command.Outcome:
+    def until_finalizing(self) -> contract.Outcome:
+        def steps() -> contract.Outcome:
             self.cancel.interruptible = self.alone
             self.enter("Queued")
             self.enter("Preparing")
@@ -540,13 +538,13 @@ class PipelineRun(Walk):
                      f"force_rerun {self.plan['settings']['force_rerun']}")
             self.cancel.interruptible = False
             if self.cancel.requested:
-                return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
+                return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
             self.enter("Running")
             return self._control()
 
         return self.guarded(steps)
 
-    def _control(self) -> command.Outcome:
+    def _control(self) -> contract.Outcome:
         keep_going = self.plan["settings"]["continue_on_step_failure"]
         stopping = False
         while True:
@@ -589,18 +587,18 @@ class PipelineRun(Walk):
             if step.status == "Running" and not step.done.is_set():
                 step.cancel.request(reason)
 
-    def _outcome(self) -> command.Outcome:
+    def _outcome(self) -> contract.Outcome:
         states = {name: step.status for name, step in self.steps.items()}
         failed = [name for name, state in states.items() if state == "Failed"]
         if self.cancel.requested:
-            return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
+            return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
         if failed:
-            return command.Outcome("Failed", 1, {"code": "StepFailed",
+            return contract.Outcome("Failed", 1, {"code": "StepFailed",
                                                  "message": f"step(s) {', '.join(failed)} failed; see aml-run job show "
                                                             f"{self.plan['name']} --node {failed[0]}"})
-        return command.Outcome("Completed", 0)
+        return contract.Outcome("Completed", 0)
 
-    def finalize(self, outcome: command.Outcome) -> None:
+    def finalize(self, outcome: contract.Outcome) -> None:
         self.enter("Finalizing")
         if self.parent_run_id:
             try:
@@ -628,7 +626,7 @@ def _record_unstarted(run_dir: Path, pipeline: str, step: str) -> None:
 def record_unstarted_steps(run_dir: Path) -> None:
     """A status for every step of the pipeline in ``run_dir`` that never started: when the
     pipeline ends without its supervisor, these end Canceled, as the steps it skips itself do."""
-    plan = status.read(run_dir, command.PLAN)
+    plan = status.read(run_dir, contract.PLAN)
     for step in plan["order"]:
         _record_unstarted(run_dir, plan["name"], step)
 
@@ -636,38 +634,27 @@ def record_unstarted_steps(run_dir: Path) -> None:
 def output_origin(step_dir: Path, port: str) -> str:
     """Which job produced a step's output: a reused step's came from the original; a
     pipeline-component step's from the inner step bound to it; a sweep's from its best trial."""
-    plan, record = status.read(step_dir, command.PLAN), status.read(step_dir)
-    if plan["type"] == "pipeline":
-        bound = plan["outputs"].get(port) or {}
-        if bound.get("step"):
-            return output_origin(step_dir / STEPS / bound["step"], bound["port"])
-    if plan["type"] == "sweep" and record.get("best_trial"):
-        return f"output {port} of {record['best_trial']['name']}"
-    return f"output {port} of {record.get('reused_from') or record.get('name')}"
+    plan, record = status.read(step_dir, contract.PLAN), status.read(step_dir)
+    return executor_of(step_dir).output_origin(step_dir, plan, record, port)
 
 
 def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
-    """A step's outputs as planned: a sweep step's are its best trial's."""
-    plan = status.read(step_dir, command.PLAN)
-    if plan["type"] == "pipeline":
-        return plan["outputs"]  # each is the inner step output bound to it
-    if plan["type"] == "sweep":
-        best = status.read(step_dir).get("best_trial")
-        if best:
-            return status.read(step_dir / "trials" / best["name"], command.PLAN)["outputs"]
+    """A step's outputs as planned: a sweep step's are its best trial's (before there is one,
+    its own folders); a pipeline-component step's are the inner step outputs bound to them."""
+    plan = status.read(step_dir, contract.PLAN)
+    source = executor_of(step_dir).outputs_run(step_dir, plan, status.read(step_dir))
+    if source is None:
         return {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan["outputs"].items()}
-    return plan["outputs"]
+    return source[1]["outputs"]
 
 
 def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
     """`job show`'s `jobs`: node name -> status, reused, reused_from, outputs, metrics, duration."""
-    from .jobs import _duration
-
     shown = {}
     for name in plan["order"]:
         step_dir = run_dir / STEPS / name
         record = status.read(step_dir) if (step_dir / status.FILE).is_file() else {"status": "NotStarted"}
-        outputs = step_outputs(step_dir) if (step_dir / command.PLAN).is_file() else {}
+        outputs = step_outputs(step_dir) if (step_dir / contract.PLAN).is_file() else {}
         metrics = record.get("metrics") or {}
         if record.get("best_trial"):  # a sweep step: its best trial's
             metrics = next((row.get("metrics") or {} for row in record.get("trials") or []
@@ -679,7 +666,7 @@ def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str
             "reused_from": record.get("reused_from"),
             "outputs": {key: value["path"] for key, value in outputs.items()},
             "metrics": metrics,
-            "duration": _duration(record.get("start_time"), record.get("end_time")),
+            "duration": contract.duration(record.get("start_time"), record.get("end_time")),
             "error": record.get("error"),
         }
     return shown
@@ -687,8 +674,9 @@ def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str
 
 def node_job_name(workspace: Workspace, pipeline: str, step: str) -> str:
     """The job of step ``step`` of ``pipeline``; an unknown step names the ones there are."""
-    plan = status.read(workspace.find_run(pipeline), command.PLAN)
-    if plan["type"] != "pipeline":
+    run_dir = workspace.find_run(pipeline)
+    plan = status.read(run_dir, contract.PLAN)
+    if not isinstance(executor_of(run_dir), PipelineExecutor):
         raise NotFound(f"job {pipeline} is a {plan['type']} job, not a pipeline: it has no steps")
     if step not in plan["order"]:
         raise NotFound(f"pipeline {pipeline} has no step '{step}'; its steps: {', '.join(plan['order'])}")
@@ -710,3 +698,40 @@ def why(workspace: Workspace, run_dir: Path, step: str) -> str:
     lines.append(f"  key {decision['key'][:16]}")
     return "\n".join(lines) + "\n"
 
+
+class PipelineExecutor(Executor):
+    """Pipeline jobs: steps (command, sweep, pipeline-component), run in the order their
+    bindings imply, each reused or run on its own merits."""
+
+    type = "pipeline"
+    spec_kind = "pipelineJob"
+    log_file = contract.SYSTEM_LOG
+
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> dict[str, Any]:
+        return plan_pipeline(spec, workspace, name, run_dir)
+
+    def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> PipelineRun:
+        return PipelineRun(run_dir, cancel=cancel, alone=alone)
+
+    def children(self, run_dir: Path) -> list[Path]:
+        return sorted(p for p in (run_dir / STEPS).glob("*") if (p / status.FILE).is_file())
+
+    def child_job_names(self, name: str, run_dir: Path, plan: dict[str, Any]) -> list[str]:
+        # Its steps in the pipeline's order, those that have started (reused ones included).
+        return [step_job_name(name, step) for step in plan["order"] if (run_dir / STEPS / step / status.FILE).is_file()]
+
+    def parent_ended(self, run_dir: Path) -> None:
+        record_unstarted_steps(run_dir)  # so that they too end, and show why
+
+    def output_origin(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any], port: str) -> str:
+        bound = plan["outputs"].get(port) or {}
+        if bound.get("step"):
+            return output_origin(run_dir / STEPS / bound["step"], bound["port"])
+        return super().output_origin(run_dir, plan, record, port)
+
+    def show(self, workspace: Workspace, run_dir: Path, plan: dict[str, Any], record: dict[str, Any],
+             read: Any) -> dict[str, Any]:
+        return {"jobs": nodes(workspace, run_dir, plan)}
+
+
+EXECUTOR = register(PipelineExecutor())

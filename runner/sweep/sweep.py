@@ -2,7 +2,7 @@
 
 The sweep's supervisor is the service's hyperparameter-tuning controller. It samples a
 configuration whenever fewer than ``max_concurrent_trials`` trials are active, runs each trial
-as a command job through :class:`runner.supervisor.JobRun` (the same prepare, execute and
+as a command job through :class:`runner.command.JobRun` (the same prepare, execute and
 finalize as any command job, in ``runs/<sweep>/trials/<sweep>_<n>/``, each its own MLflow child
 run of the sweep's run with its hyperparameters logged as params), reads every running trial's
 primary metric back from MLflow, and applies the early-termination policy to each new interval.
@@ -46,13 +46,13 @@ from typing import Any
 
 from validator.spec import JobOutput, Spec
 
-from .. import command, inputs, process, status
+from .. import command, contract, inputs, process, status
 from ..errors import RunnerError
-from ..supervisor import JobRun, Walk
+from ..command import JobRun
+from ..contract import TRIALS, Cancel, Executor, Submission, Walk, register
 from ..workspace import Workspace
 from . import policies, sampling
 
-TRIALS = "trials"
 SNAPSHOT = "snapshot"
 # How often the running trials' metrics are read back: often with a policy to apply, seldom
 # when only the live table and `job show` want them.
@@ -142,7 +142,7 @@ class Trial:
         self.params = suggestion.params
         self.name = trial_name(sweep.plan["name"], index)
         self.run_dir = sweep.run_dir / TRIALS / self.name
-        self.cancel = command.Cancel()
+        self.cancel = contract.Cancel()
         self.exited = threading.Event()     # its command is over: it no longer counts as active
         self.done = threading.Event()       # its final state is recorded
         self.history: list[float] = []      # primary-metric values, as read back from MLflow
@@ -150,7 +150,7 @@ class Trial:
         self.stopped_by: dict[str, Any] | None = None
         self.unusable = False               # it logged NaN or infinity: out of the policy's reach
         self.read_final = False             # its last values are read and the sampler told
-        self.outcome: command.Outcome | None = None
+        self.outcome: contract.Outcome | None = None
         self.final_row: dict[str, Any] | None = None
         self._run_id: str | None = None
         self.thread: threading.Thread | None = None
@@ -181,7 +181,7 @@ class Trial:
             "values_prefix": "AZUREML_SWEEP_",
         }
         self.run_dir.mkdir(parents=True)
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
+        status.write_json_atomic(self.run_dir / contract.PLAN, plan)
         status.create(self.run_dir, {"name": self.name, "type": "command", "parent": sweep.plan["name"],
                                      "creation_time": status.now(), "params": self.params,
                                      "supervisor": sweep.supervisor})
@@ -192,7 +192,7 @@ class Trial:
 
     def _walk(self) -> None:
         run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
-        outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the trial's walk stopped"})
+        outcome = contract.Outcome("Failed", None, {"code": "InternalError", "message": "the trial's walk stopped"})
         try:
             outcome = run.until_finalizing()
         finally:
@@ -247,7 +247,7 @@ class SweepRun(Walk):
     parent MLflow run, the sampler), Running (the controller loop), Finalizing (the best
     trial), and its final state."""
 
-    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None, alone: bool = True) -> None:
+    def __init__(self, run_dir: Path, cancel: contract.Cancel | None = None, alone: bool = True) -> None:
         """``alone``: the supervisor runs nothing else (not a pipeline's sweep step), so every
         process re-parented to it is this sweep's."""
         super().__init__(run_dir, cancel)
@@ -269,15 +269,15 @@ class SweepRun(Walk):
 
     # -- Queued, Preparing ------------------------------------------------------------------
 
-    def until_finalizing(self) -> command.Outcome:
-        def steps() -> command.Outcome:
+    def until_finalizing(self) -> contract.Outcome:
+        def steps() -> contract.Outcome:
             self.cancel.interruptible = self.alone
             self.enter("Queued")
             self.enter("Preparing")
             self._prepare()
             self.cancel.interruptible = False
             if self.cancel.requested:
-                return command.Outcome("Canceled", None, {"code": "Canceled",
+                return contract.Outcome("Canceled", None, {"code": "Canceled",
                                                           "message": "the sweep was canceled before it ran"})
             self.enter("Running")
             return self._control()
@@ -328,7 +328,7 @@ class SweepRun(Walk):
 
     # -- Running: the controller ---------------------------------------------------------------
 
-    def _control(self) -> command.Outcome:
+    def _control(self) -> contract.Outcome:
         timeout = self.limits.get("timeout")
         deadline = time.monotonic() + timeout if timeout else None
         try:
@@ -354,7 +354,7 @@ class SweepRun(Walk):
             self._wait_for_trials()
             self._read_metrics(final=True)
             strays = process.stop_descendants(keep=self.keep()) if self.alone else \
-                process.stop_marked(command.MARKER, str(self.run_dir))
+                process.stop_marked(contract.MARKER, str(self.run_dir))
             if strays:
                 self.log(f"stopped {strays} process(es) the trials left running")
             self._write_summary()
@@ -480,20 +480,20 @@ class SweepRun(Walk):
 
     # -- what it found ------------------------------------------------------------------------
 
-    def _outcome(self) -> command.Outcome:
+    def _outcome(self) -> contract.Outcome:
         states = [trial.record().get("status") for trial in self.trials]
         if self.cancel.requested:
-            return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the sweep was canceled"})
+            return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the sweep was canceled"})
         if self.timed_out:
-            return command.Outcome("Canceled", None, {"code": "SweepTimeout", "message":
+            return contract.Outcome("Canceled", None, {"code": "SweepTimeout", "message":
                                                       f"the sweep ran past limits.timeout ({self.limits['timeout']} s); "
                                                       "it and its running trials were canceled"})
         if states and all(state == "Failed" for state in states):
             first = self.trials[0]
-            return command.Outcome("Failed", None, {"code": "AllTrialsFailed", "message":
+            return contract.Outcome("Failed", None, {"code": "AllTrialsFailed", "message":
                                                     f"every trial failed; see {first.name}'s log: "
-                                                    f"{first.run_dir / command.USER_LOG}"})
-        return command.Outcome("Completed", 0)
+                                                    f"{first.run_dir / contract.USER_LOG}"})
+        return contract.Outcome("Completed", 0)
 
     def summary(self) -> dict[str, Any]:
         """The trials table and the best trial, as ``job show`` reports them."""
@@ -525,7 +525,7 @@ class SweepRun(Walk):
             status.update(self.run_dir, **summary)
             self._summary_written = summary
 
-    def finalize(self, outcome: command.Outcome) -> None:
+    def finalize(self, outcome: contract.Outcome) -> None:
         self.enter("Finalizing")
         summary = self.summary()
         best = summary["best_trial"]
@@ -559,7 +559,7 @@ class SweepRun(Walk):
         """A sweep output with ``name:`` is registered once, from the best trial (the sweep's
         outputs are its best trial's: ``az ml job download --output-name`` fetches those)."""
         registered = {}
-        trial_plan = status.read(self.run_dir / TRIALS / best, command.PLAN)
+        trial_plan = status.read(self.run_dir / TRIALS / best, contract.PLAN)
         for key, planned in self.plan["outputs"].items():
             if planned.get("asset_name"):
                 produced = trial_plan["outputs"][key]
@@ -590,3 +590,97 @@ def best_trial(rows: list[dict[str, Any]], goal: str) -> dict[str, Any] | None:
         if best is None or (value > best["metric"] if goal == "maximize" else value < best["metric"]):
             best = {"name": row["name"], "params": row["params"], "metric": value}
     return best
+
+
+def trial_dirs(run_dir: Path) -> list[Path]:
+    """A sweep's trials' run folders, in the order they were scheduled (named <sweep>_<n>)."""
+    folder = run_dir / TRIALS
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if (p / status.FILE).is_file()),
+                  key=lambda p: int(p.name.rpartition("_")[2]))
+
+
+class SweepExecutor(Executor):
+    """Sweep jobs: a controller samples trials, each a command job of its own."""
+
+    type = "sweep"
+    spec_kind = "sweepJob"
+    # The sweep's own log is its controller's (its trials have their std_log.txt each).
+    log_file = contract.SYSTEM_LOG
+
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> dict[str, Any]:
+        return plan_sweep(spec, workspace, name, run_dir)
+
+    def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> SweepRun:
+        return SweepRun(run_dir, cancel=cancel, alone=alone)
+
+    def children(self, run_dir: Path) -> list[Path]:
+        return trial_dirs(run_dir)
+
+    def outputs_run(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any]
+                    ) -> tuple[Path, dict[str, Any]] | None:
+        # A sweep's outputs are its best trial's (what `az ml job download` fetches).
+        best = record.get("best_trial")
+        if not best:
+            return None
+        best_dir = run_dir / TRIALS / best["name"]
+        return best_dir, status.read(best_dir, contract.PLAN)
+
+    def no_outputs(self, name: str, plan: dict[str, Any]) -> str:
+        return (f"sweep {name} has no best trial (no trial logged {plan['objective']['primary_metric']}), "
+                "so it has no outputs to download")
+
+    def output_origin(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any], port: str) -> str:
+        if record.get("best_trial"):
+            return f"output {port} of {record['best_trial']['name']}"
+        return super().output_origin(run_dir, plan, record, port)
+
+    def show(self, workspace: Workspace, run_dir: Path, plan: dict[str, Any], record: dict[str, Any],
+             read: Any) -> dict[str, Any]:
+        best = record.get("best_trial")
+        return {
+            "trials": trial_rows(run_dir, record, read),
+            "best_trial": best,
+            "sampling_algorithm": plan["sampling"],
+            "search_space": plan["search_space"],
+            "objective": plan["objective"],
+            "limits": plan["limits"],
+            "early_termination": plan.get("early_termination"),
+            # The properties the service reports on a sweep.
+            "properties": {"space_size": plan.get("space_size"),
+                           "best_child_run_id": best["name"] if best else None,
+                           "score": best["metric"] if best else None},
+        }
+
+    def download_extras(self, run_dir: Path, target: Path) -> None:
+        # The how-to page: "download all default and named outputs of the best trial job and
+        # logs of the sweep job".
+        import shutil
+
+        shutil.copytree(run_dir / "system_logs", target / "sweep_logs", dirs_exist_ok=True)
+
+    def console(self) -> Any:
+        from . import view
+
+        return view
+
+
+def trial_rows(run_dir: Path, record: dict[str, Any], read: Any) -> list[dict[str, Any]]:
+    """A sweep's trials table: the controller's rows (params, metrics, the policy's decision),
+    each with its trial's state as ``read`` (the current record) gives it, the one `job list
+    --parent-job-name` shows, so the two agree even when the controller died before it could
+    write its last table; a trial created after that table has a row too."""
+    tabled = {row["name"]: row for row in record.get("trials") or []}
+    rows = []
+    for trial_dir in trial_dirs(run_dir):
+        own = read(trial_dir)
+        row = tabled.get(trial_dir.name) or {
+            "name": trial_dir.name, "status": None, "params": own.get("params") or {}, "metrics": own.get("metrics") or {},
+            "intervals": 0, "metric": None, "stopped_by": own.get("stopped_by")}
+        rows.append({**row, "status": own.get("status"), "error": own.get("error"),
+                     "start_time": own.get("start_time"), "end_time": own.get("end_time")})
+    return rows
+
+
+EXECUTOR = register(SweepExecutor())
