@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import gpu_sizes, pycode
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
@@ -281,7 +281,7 @@ def _own(holder: Holder, section: str) -> tuple[dict, Path_] | None:
        bad=JOB + "resources:\n  instance_count: 0\n",
        good=JOB + "resources:\n  instance_count: 2\n",
        kinds=RESOURCE_KINDS)
-def instance_count_range(document: Document) -> Iterator[Diagnostic]:
+def instance_count_range(document: Document) -> Iterator[Finding]:
     """
     `instance_count` is the number of nodes (VMs) the job runs on; the default is 1. The SDK has
     no range check, so `0` or `-1` loads and is submitted (SPEC §3.6, `EXP:num_ic_0`); the
@@ -295,8 +295,8 @@ def instance_count_range(document: Document) -> Iterator[Diagnostic]:
         block, path = own
         count = _int(block.get("instance_count"))
         if count is not None and count < 1:
-            yield document.diagnostic(
-                "AML401", f"instance_count {count} in {holder.context.owner} is not a number of nodes: "
+            yield Finding(
+                f"instance_count {count} in {holder.context.owner} is not a number of nodes: "
                 "it must be at least 1", path + ("instance_count",),
                 hint="instance_count: 1 (or the number of nodes for distributed training)")
 
@@ -306,7 +306,7 @@ def instance_count_range(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 4\n  max_instance_count: 2\n",
        good=JOB + "resources:\n  instance_count: 2\n  max_instance_count: 4\n",
        kinds=RESOURCE_KINDS)
-def max_instance_count(document: Document) -> Iterator[Diagnostic]:
+def max_instance_count(document: Document) -> Iterator[Finding]:
     """
     `max_instance_count` is the upper bound for elastic training: the job starts on
     `instance_count` nodes and may grow up to `max_instance_count`. A maximum below the start
@@ -323,14 +323,14 @@ def max_instance_count(document: Document) -> Iterator[Diagnostic]:
             continue
         count = _int(block.get("instance_count"))
         if count is not None and count >= 1 and maximum < count:
-            yield document.diagnostic(
-                "AML402", f"max_instance_count {maximum} is below instance_count {count} in "
+            yield Finding(
+                f"max_instance_count {maximum} is below instance_count {count} in "
                 f"{holder.context.owner}: elastic training cannot start more nodes than its maximum",
                 path + ("max_instance_count",),
                 hint=f"set max_instance_count to at least {count}, or remove it")
         elif maximum < 1:
-            yield document.diagnostic(
-                "AML402", f"max_instance_count {maximum} in {holder.context.owner} is not a number of "
+            yield Finding(
+                f"max_instance_count {maximum} in {holder.context.owner} is not a number of "
                 "nodes: it must be at least 1 (and at least instance_count)",
                 path + ("max_instance_count",), hint="remove max_instance_count, or set it above instance_count")
 
@@ -351,7 +351,7 @@ def _shm_suggestion(text: str) -> str:
        bad=JOB + "resources:\n  shm_size: 16GB\n",
        good=JOB + "resources:\n  shm_size: 16g\n",
        kinds=RESOURCE_KINDS)
-def shm_size_format(document: Document) -> Iterator[Diagnostic]:
+def shm_size_format(document: Document) -> Iterator[Finding]:
     """
     `shm_size` sets the size of the container's shared memory (`/dev/shm`, default `2g`), which
     PyTorch data loaders with several workers fill quickly. The documented format is a positive
@@ -370,8 +370,8 @@ def shm_size_format(document: Document) -> Iterator[Diagnostic]:
         if not isinstance(value, str) or SHM_SIZE.match(value):
             continue
         suggestion = _shm_suggestion(value)
-        yield document.diagnostic(
-            "AML403", f"shm_size '{value}' is not a size: write a number and one of the units b, k, m, g "
+        yield Finding(
+            f"shm_size '{value}' is not a size: write a number and one of the units b, k, m, g "
             f"(for example '{suggestion}')", path + ("shm_size",), hint=f"shm_size: {suggestion}")
 
 
@@ -383,7 +383,7 @@ def shm_size_format(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: pytorch\n  process_count_per_instance: 0\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: pytorch\n  process_count_per_instance: 1\n",
        kinds=RESOURCE_KINDS)
-def process_count_range(document: Document) -> Iterator[Diagnostic]:
+def process_count_range(document: Document) -> Iterator[Finding]:
     """
     `process_count_per_instance` is how many processes Azure ML starts on each node, usually
     one per GPU. The SDK accepts 0 and negative numbers (SPEC §3.7, §12 rule 19); no process
@@ -397,8 +397,8 @@ def process_count_range(document: Document) -> Iterator[Diagnostic]:
         kind = _distribution_type(block)
         count = _int(block.get("process_count_per_instance"))
         if kind in ("pytorch", "mpi") and count is not None and count < 1:
-            yield document.diagnostic(
-                "AML404", f"process_count_per_instance {count} in {holder.context.owner}: {_article(kind)} {kind} job "
+            yield Finding(
+                f"process_count_per_instance {count} in {holder.context.owner}: {_article(kind)} {kind} job "
                 "needs at least 1 process per node", path + ("process_count_per_instance",),
                 hint="set it to the number of GPUs per node (1 on a CPU node)")
 
@@ -408,7 +408,7 @@ def process_count_range(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: mpi\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: mpi\n  process_count_per_instance: 1\n",
        kinds=RESOURCE_KINDS)
-def mpi_process_count_missing(document: Document) -> Iterator[Diagnostic]:
+def mpi_process_count_missing(document: Document) -> Iterator[Finding]:
     """
     The command job reference marks `process_count_per_instance` as required for `type: mpi`;
     the SDK does not, and the job then starts one process per node, which leaves all but one
@@ -420,8 +420,8 @@ def mpi_process_count_missing(document: Document) -> Iterator[Diagnostic]:
             continue
         block, path = own
         if _distribution_type(block) == "mpi" and "process_count_per_instance" not in block:
-            yield document.diagnostic(
-                "AML405", f"the mpi distribution of {holder.context.owner} does not set "
+            yield Finding(
+                f"the mpi distribution of {holder.context.owner} does not set "
                 "process_count_per_instance: the docs mark it required, and one process per node is used",
                 path + ("type",), hint="process_count_per_instance: <GPUs per node> (1 on a CPU node)")
 
@@ -431,7 +431,7 @@ def mpi_process_count_missing(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: tensorflow\n  worker_count: 0\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: tensorflow\n  worker_count: 2\n",
        kinds=RESOURCE_KINDS)
-def tensorflow_counts(document: Document) -> Iterator[Diagnostic]:
+def tensorflow_counts(document: Document) -> Iterator[Finding]:
     """
     A TensorFlow job needs at least one worker (`worker_count` defaults to `instance_count`),
     and `parameter_server_count` is 0 or more (default 0). The SDK accepts any integer
@@ -446,14 +446,14 @@ def tensorflow_counts(document: Document) -> Iterator[Diagnostic]:
             continue
         workers = _int(block.get("worker_count"))
         if workers is not None and workers < 1:
-            yield document.diagnostic(
-                "AML406", f"worker_count {workers} in {holder.context.owner}: a tensorflow job needs at "
+            yield Finding(
+                f"worker_count {workers} in {holder.context.owner}: a tensorflow job needs at "
                 "least 1 worker", path + ("worker_count",),
                 hint="worker_count: <number of nodes> (or remove it: it defaults to instance_count)")
         servers = _int(block.get("parameter_server_count"))
         if servers is not None and servers < 0:
-            yield document.diagnostic(
-                "AML406", f"parameter_server_count {servers} in {holder.context.owner} cannot be negative",
+            yield Finding(
+                f"parameter_server_count {servers} in {holder.context.owner} cannot be negative",
                 path + ("parameter_server_count",), hint="parameter_server_count: 0 (the default)")
 
 
@@ -462,7 +462,7 @@ def tensorflow_counts(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "distribution:\n  type: pytorch\n  process_count_per_instance: 1\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: pytorch\n  process_count_per_instance: 1\n",
        kinds=RESOURCE_KINDS)
-def nothing_distributed(document: Document) -> Iterator[Diagnostic]:
+def nothing_distributed(document: Document) -> Iterator[Finding]:
     """
     A pytorch or mpi distribution on one node (`instance_count` 1, the default) with one process
     per node, or a tensorflow distribution with one worker and no parameter server, runs a
@@ -498,8 +498,8 @@ def nothing_distributed(document: Document) -> Iterator[Diagnostic]:
             detail = "1 worker and no parameter server"
         else:
             continue
-        yield document.diagnostic(
-            "AML407", f"the {kind} distribution of {_owner_of(context, path)} distributes nothing: {detail}",
+        yield Finding(
+            f"the {kind} distribution of {_owner_of(context, path)} distributes nothing: {detail}",
             path + ("type",),
             hint="set resources.instance_count to the number of nodes"
                  + (" or process_count_per_instance to the GPUs per node" if kind != "tensorflow" else "")
@@ -511,7 +511,7 @@ def nothing_distributed(document: Document) -> Iterator[Diagnostic]:
        bad=COMPONENT.replace("Standard_NC24s_v3", "Standard_NC12s_v3"),
        good=COMPONENT,
        kinds=RESOURCE_KINDS)
-def processes_exceed_gpus(document: Document) -> Iterator[Diagnostic]:
+def processes_exceed_gpus(document: Document) -> Iterator[Finding]:
     """
     Each process of a pytorch or mpi job takes the GPU of its local rank. With more processes
     per node than the node has GPUs, two processes share a GPU and NCCL stops the job with
@@ -539,8 +539,8 @@ def processes_exceed_gpus(document: Document) -> Iterator[Diagnostic]:
         else:
             continue  # both come from a referenced component, which is linted on its own
         name = gpu_sizes.canonical_name(instance_type)
-        yield document.diagnostic(
-            "AML408", f"process_count_per_instance {per_node} in {_owner_of(context, distribution_path)} is more than the "
+        yield Finding(
+            f"process_count_per_instance {per_node} in {_owner_of(context, distribution_path)} is more than the "
             f"{gpus} GPU{'s' if gpus != 1 else ''} of '{name}': processes would share a GPU and the job "
             "fails with 'Duplicate GPU detected'", where,
             hint=f"process_count_per_instance: {gpus} (one process per GPU), or a VM size with more GPUs")
@@ -563,7 +563,7 @@ def _pipeline_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
        "A pipeline or one of its steps uses `compute: local`.",
        bad=PIPELINE.replace("    type: command\n", "    type: command\n    compute: local\n"),
        good=PIPELINE, kinds=PIPELINE_KINDS)
-def local_compute_in_pipeline(document: Document) -> Iterator[Diagnostic]:
+def local_compute_in_pipeline(document: Document) -> Iterator[Finding]:
     """
     Local runs are for single command jobs; the command job reference says that jobs inside a
     pipeline cannot use `local` (SPEC §3.5, §11 row 1, §12 rule 24). Name a compute cluster
@@ -571,8 +571,8 @@ def local_compute_in_pipeline(document: Document) -> Iterator[Diagnostic]:
     """
     for path, value, where in _pipeline_computes(document):
         if is_local_compute(value):
-            yield document.diagnostic(
-                "AML409", f"compute 'local' for {where}: pipelines cannot run on local compute", path,
+            yield Finding(
+                f"compute 'local' for {where}: pipelines cannot run on local compute", path,
                 hint="name a compute: compute: azureml:<cluster> (or serverless)")
 
 
@@ -581,7 +581,7 @@ def local_compute_in_pipeline(document: Document) -> Iterator[Diagnostic]:
        bad=JOB.replace("azureml:cpu-cluster", "local") + "resources:\n  instance_count: 2\n",
        good=JOB + "resources:\n  instance_count: 2\n",
        kinds=("commandJob",))
-def local_compute_distributed(document: Document) -> Iterator[Diagnostic]:
+def local_compute_distributed(document: Document) -> Iterator[Finding]:
     """
     A local run is one process on the machine that submits it: `distribution` and an
     `instance_count` above 1 are not honoured there, so the run does not test what the spec
@@ -599,8 +599,8 @@ def local_compute_distributed(document: Document) -> Iterator[Diagnostic]:
     if count is not None and count > 1:
         reasons.append(f"instance_count {count}")
     if reasons:
-        yield document.diagnostic(
-            "AML410", f"compute 'local' runs a single process on this machine, so {' and '.join(reasons)} "
+        yield Finding(
+            f"compute 'local' runs a single process on this machine, so {' and '.join(reasons)} "
             f"{'is' if len(reasons) == 1 else 'are'} not honoured", ("compute",),
             hint="run distributed jobs on a cluster (compute: azureml:<cluster>) or on serverless compute")
 
@@ -609,7 +609,7 @@ def local_compute_distributed(document: Document) -> Iterator[Diagnostic]:
        "`settings.default_compute` is not `azureml:<name>`, `serverless` or `azureml:serverless`.",
        bad=PIPELINE.replace("default_compute: azureml:cpu-cluster", "default_compute: cpu-cluster"),
        good=PIPELINE, kinds=("pipelineJob",))
-def default_compute_form(document: Document) -> Iterator[Diagnostic]:
+def default_compute_form(document: Document) -> Iterator[Finding]:
     """
     Unlike a job's or a step's `compute`, `settings.default_compute` has no fallback for plain
     strings: the SDK rejects `default_compute: cpu-cluster` with "Value 'cpu-cluster' passed is
@@ -625,15 +625,15 @@ def default_compute_form(document: Document) -> Iterator[Diagnostic]:
         return
     path = ("settings", "default_compute")
     if is_local_compute(text):
-        yield document.diagnostic(
-            "AML411", "default_compute 'local' is not accepted: pipelines cannot run on local compute, and "
+        yield Finding(
+            "default_compute 'local' is not accepted: pipelines cannot run on local compute, and "
             "default_compute is 'azureml:<name>' or 'serverless'", path,
             hint="default_compute: azureml:<cluster> (or serverless)")
         return
     name = text[len("azureml"):].lstrip(":/") if text.lower().startswith("azureml") else text
     name = name or "cpu-cluster"
-    yield document.diagnostic(
-        "AML411", f"default_compute '{text}' is not a compute reference: the SDK accepts only "
+    yield Finding(
+        f"default_compute '{text}' is not a compute reference: the SDK accepts only "
         f"'azureml:<name>' or 'serverless' here; did you mean 'azureml:{name}'?", path,
         hint=f"default_compute: azureml:{name}")
 
@@ -650,7 +650,7 @@ def _job_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
        "A `compute:` names a cluster without the `azureml:` prefix.",
        bad=JOB.replace("azureml:cpu-cluster", "cpu-cluster"), good=JOB,
        kinds=JOB_KINDS + PIPELINE_KINDS)
-def compute_without_prefix(document: Document) -> Iterator[Diagnostic]:
+def compute_without_prefix(document: Document) -> Iterator[Finding]:
     """
     The docs write an existing compute as `azureml:<name>` (or `local`, or a full ARM id). The
     SDK's compute field ends in a plain-string fallback, so `compute: cpu-cluster` loads and is
@@ -667,15 +667,15 @@ def compute_without_prefix(document: Document) -> Iterator[Diagnostic]:
             continue
         name = text.split(":", 1)[1] if ":" in text else text
         name = name.lstrip("/") or text
-        yield document.diagnostic(
-            "AML412", f"compute '{text}' has no 'azureml:' prefix: an existing compute is written "
+        yield Finding(
+            f"compute '{text}' has no 'azureml:' prefix: an existing compute is written "
             f"'azureml:{name}'", path, hint=f"compute: azureml:{name}")
 
 
 @check("AML413", "serverless-compute", Severity.INFO,
        "A command or sweep job names no compute, so it runs on serverless compute.",
        bad=JOB.replace("compute: azureml:cpu-cluster\n", ""), good=JOB, kinds=JOB_KINDS)
-def serverless_compute(document: Document) -> Iterator[Diagnostic]:
+def serverless_compute(document: Document) -> Iterator[Finding]:
     """
     Without `compute:`, command and sweep jobs run on serverless compute: by default a single
     CPU node that Azure ML picks by quota, cost and disk size, on the dedicated tier, in the
@@ -699,14 +699,14 @@ def serverless_compute(document: Document) -> Iterator[Diagnostic]:
             continue
         instance_type, type_path, _ = _effective(holder.context, "resources", "instance_type")
         if isinstance(instance_type, str) and instance_type.strip() and type_path is not None:
-            yield document.diagnostic(
-                "AML413", f"no compute is named, so {holder.context.owner} runs on serverless compute, "
+            yield Finding(
+                f"no compute is named, so {holder.context.owner} runs on serverless compute, "
                 f"on '{instance_type}' VMs (resources.instance_type)", type_path)
         else:
             where: Path_ = ("type",) if "type" in data else (
                 ("trial",) if document.kind == "sweepJob" else ("command",))
-            yield document.diagnostic(
-                "AML413", f"no compute is named, so {holder.context.owner} runs on serverless compute, on "
+            yield Finding(
+                f"no compute is named, so {holder.context.owner} runs on serverless compute, on "
                 "a VM size that Azure ML picks", where, key=True,
                 hint="set resources.instance_type to choose the VM size, or compute: azureml:<cluster>")
         return
@@ -735,7 +735,7 @@ def _tier(value: Any) -> str | None:
        bad=JOB + "queue_settings:\n  job_tier: spot\n",
        good=JOB + "queue_settings:\n  priority: high\n",
        kinds=JOB_KINDS + PIPELINE_KINDS)
-def job_tier_on_cluster(document: Document) -> Iterator[Diagnostic]:
+def job_tier_on_cluster(document: Document) -> Iterator[Finding]:
     """
     The job tier (spot, basic, standard, premium) is how serverless compute chooses between
     spot and dedicated capacity (SPEC §3.5, DOC:how-to-use-serverless-compute). A compute
@@ -754,8 +754,8 @@ def job_tier_on_cluster(document: Document) -> Iterator[Diagnostic]:
             tier = _tier(block.get("job_tier"))
             if tier is None:
                 continue
-            yield document.diagnostic(
-                "AML414", f"job_tier '{block.get('job_tier')}' on {context.owner}, which runs on "
+            yield Finding(
+                f"job_tier '{block.get('job_tier')}' on {context.owner}, which runs on "
                 f"'{context.compute}': the job tier chooses serverless capacity, and a compute cluster "
                 "uses the tier it was created with", path + ("job_tier",),
                 hint="remove compute: to run on serverless compute with this tier, or remove job_tier")
@@ -769,7 +769,7 @@ def job_tier_on_cluster(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "limits:\n  timeout: 0\n",
        good=JOB + "limits:\n  timeout: 7200\n",
        kinds=("commandJob",) + PIPELINE_KINDS)
-def command_timeout(document: Document) -> Iterator[Diagnostic]:
+def command_timeout(document: Document) -> Iterator[Finding]:
     """
     `limits.timeout` is the longest the job may run, in seconds, after which it is cancelled
     (SPEC §3.8). The SDK sends any integer as an ISO-8601 duration without a range check, and
@@ -788,8 +788,8 @@ def command_timeout(document: Document) -> Iterator[Diagnostic]:
         block, path = own
         timeout = _int(block.get("timeout"))
         if timeout is not None and timeout <= 0:
-            yield document.diagnostic(
-                "AML415", f"timeout {timeout} in {context.owner} is not a duration: limits.timeout is a "
+            yield Finding(
+                f"timeout {timeout} in {context.owner} is not a duration: limits.timeout is a "
                 "positive number of seconds", path + ("timeout",),
                 hint="timeout: 3600 (one hour), or remove it for no limit")
 
@@ -815,7 +815,7 @@ def _writes_outputs_by_command(command: Any) -> bool:
        .replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --checkpoint-dir ./outputs")
        + "resources:\n  instance_type: Standard_DS3_v2\nqueue_settings:\n  job_tier: spot\n",
        kinds=JOB_KINDS + PIPELINE_KINDS)
-def spot_without_checkpoints(document: Document) -> Iterator[Diagnostic]:
+def spot_without_checkpoints(document: Document) -> Iterator[Finding]:
     """
     Spot capacity (`queue_settings.job_tier: spot`) is cheaper because Azure may take the VMs
     back at any time; the job is then requeued and its command starts again from the
@@ -839,8 +839,8 @@ def spot_without_checkpoints(document: Document) -> Iterator[Diagnostic]:
             if script is None or pycode.mentions_outputs_folder(script) is not False:
                 break
             shown = _shown(script, source)
-            yield document.diagnostic(
-                "AML416", f"{context.owner} runs on spot capacity but '{shown}' never writes to ./outputs: "
+            yield Finding(
+                f"{context.owner} runs on spot capacity but '{shown}' never writes to ./outputs: "
                 "a preempted job cannot resume", path + ("job_tier",),
                 hint="write checkpoints to ./outputs (uploaded with the job) and load the latest one at start")
             break

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .. import expressions
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_, count_before
 from ._base import check
 from ._values import mapping as _mapping
@@ -296,7 +296,7 @@ def _fixed_name(name: str, groups: bool) -> str:
        "An input or output name has characters Azure ML refuses (a hyphen, a dot, a space...).",
        bad=JOB.replace("${{inputs.lr}}", "${{inputs.learning-rate}}").replace("  lr: 0.01", "  learning-rate: 0.01"),
        good=JOB, kinds=JOBS)
-def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
+def invalid_io_name(document: Document) -> Iterator[Finding]:
     """
     Input and output names of a job are letters, digits and underscores and do not start with a
     digit (`^[A-Za-z_][A-Za-z0-9_]*$`). The SDK loads `learning-rate:` without a word and only
@@ -317,8 +317,8 @@ def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
         rule = "letters, digits and underscores, not starting with a digit"
         if groups:
             rule += " (dots only between such parts, for parameter groups)"
-        yield document.diagnostic(
-            "AML207", f"{port.direction} name '{port.name}' is refused when the job is submitted: "
+        yield Finding(
+            f"{port.direction} name '{port.name}' is refused when the job is submitted: "
             f"names are {rule}", port.path, key=True,
             hint=f"rename it to '{fixed}' (and every `${{{{{context}.{port.name}}}}}` that uses it)")
 
@@ -330,7 +330,7 @@ def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
        good=JOB.replace("  lr: 0.01\n", "  lr: 0.01\n  warmup_lr: 0.1\n").replace(
            "--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --warmup-lr ${{inputs.warmup_lr}}"),
        kinds=JOBS)
-def io_name_case_clash(document: Document) -> Iterator[Diagnostic]:
+def io_name_case_clash(document: Document) -> Iterator[Finding]:
     """
     Port names of one job must be unique ignoring case, across its inputs and outputs together
     (SPEC §12 rule 13; the components' rule "Invalid component input names 'a' and 'A', which
@@ -349,8 +349,8 @@ def io_name_case_clash(document: Document) -> Iterator[Diagnostic]:
             names[port.name.lower()] = port
             continue
         how = "has the same name as" if first.name == port.name else "differs only in case from"
-        yield document.diagnostic(
-            "AML208", f"{port.direction} '{port.name}' {how} {first.direction} '{first.name}' of "
+        yield Finding(
+            f"{port.direction} '{port.name}' {how} {first.direction} '{first.name}' of "
             f"{port.owner}; input and output names must be unique ignoring case",
             port.path, key=True, hint="rename one of them, and the references to it")
 
@@ -364,7 +364,7 @@ def io_name_case_clash(document: Document) -> Iterator[Diagnostic]:
        good=JOB.replace("  lr: 0.01\n", "  lr: 0.01\n  epochs: 20\n").replace(
            "--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --epochs ${{inputs.epochs}}"),
        kinds=JOBS)
-def unused_input(document: Document) -> Iterator[Diagnostic]:
+def unused_input(document: Document) -> Iterator[Finding]:
     """
     A job's inputs reach the script only through `${{inputs.<name>}}` in the command (for a
     sweep, in `trial.command`; SPEC §3.10). An input that nothing refers to is uploaded or
@@ -385,8 +385,8 @@ def unused_input(document: Document) -> Iterator[Diagnostic]:
             if level == INLINE_LEVEL and port.is_binding and "parent.jobs." in port.value:
                 continue
             where = "trial command" if document.kind == "sweepJob" else "command"
-            yield document.diagnostic(
-                "AML209", f"input '{port.name}' of {owner} is never used in its {where}: "
+            yield Finding(
+                f"input '{port.name}' of {owner} is never used in its {where}: "
                 "its value does not reach the script",
                 port.path, key=True,
                 hint=f"pass it in the command (for example `--{port.name.replace('_', '-')} "
@@ -397,7 +397,7 @@ def unused_input(document: Document) -> Iterator[Diagnostic]:
        "A job declares an output that its command never refers to.",
        bad=JOB + "outputs:\n  model:\n    type: uri_folder\n",
        good=JOB_WITH_OUTPUT, kinds=JOBS)
-def unused_output(document: Document) -> Iterator[Diagnostic]:
+def unused_output(document: Document) -> Iterator[Finding]:
     """
     An output gets a storage location mounted read-write (or uploaded at the end, SPEC §3.3),
     but only `${{outputs.<name>}}` in the command tells the script where that is. An output
@@ -414,11 +414,11 @@ def unused_output(document: Document) -> Iterator[Diagnostic]:
             if port.direction != "output" or port.name in used:
                 continue
             where = "trial command" if document.kind == "sweepJob" else "command"
-            yield document.diagnostic(
-                "AML210", f"output '{port.name}' of {owner} is never referred to in its {where}: "
+            yield Finding(
+                f"output '{port.name}' of {owner} is never referred to in its {where}: "
                 "the script is not told where to write it, so it stays empty unless the script "
                 "finds it another way",
-                port.path, key=True, severity=Severity.INFO,
+                port.path, key=True,
                 hint=f"pass `${{{{outputs.{port.name}}}}}` to the script, or remove the output")
 
 
@@ -444,7 +444,7 @@ def _pipeline_input_uses(data: dict) -> set[str]:
        "A pipeline input is bound by no step.",
        bad=PIPELINE.replace("inputs:\n  raw_data:", "inputs:\n  max_rows: 5000\n  raw_data:"),
        good=PIPELINE, kinds=("pipelineJob",))
-def unbound_pipeline_input(document: Document) -> Iterator[Diagnostic]:
+def unbound_pipeline_input(document: Document) -> Iterator[Finding]:
     """
     A pipeline-level input reaches a step only through a binding `${{parent.inputs.<name>}}`
     in that step's `inputs:` (SPEC §5.4). An input no step binds is recorded with the run and
@@ -460,9 +460,9 @@ def unbound_pipeline_input(document: Document) -> Iterator[Diagnostic]:
     for port in ports(document):
         if port.level != PIPELINE_LEVEL or port.direction != "input" or port.name in used:
             continue
-        yield document.diagnostic(
-            "AML211", f"pipeline input '{port.name}' is bound by no step, so its value reaches no job",
-            port.path, key=True, severity=Severity.INFO,
+        yield Finding(
+            f"pipeline input '{port.name}' is bound by no step, so its value reaches no job",
+            port.path, key=True,
             hint=f"bind it in a step's inputs (`<input>: ${{{{parent.inputs.{port.name}}}}}`) or remove it")
 
 
@@ -484,7 +484,7 @@ def _has_value(value: Any) -> bool | None:
 @check("AML212", "optional-block-in-job", Severity.WARNING,
        "A job command uses an optional block `$[[ ]]`, which a job's inputs always fill.",
        bad=JOB.replace("--lr ${{inputs.lr}}", "$[[--lr ${{inputs.lr}}]]"), good=JOB, kinds=JOBS)
-def optional_block_in_job(document: Document) -> Iterator[Diagnostic]:
+def optional_block_in_job(document: Document) -> Iterator[Finding]:
     """
     `$[[ ... ]]` drops its text when the optional input inside it has no value (SPEC §3.10).
     Only components have optional inputs; in a job every declared input has a value (a literal,
@@ -510,8 +510,8 @@ def optional_block_in_job(document: Document) -> Iterator[Diagnostic]:
                 occurrence = count_before(template.text, expressions.BLOCK_OPEN, block.start)
                 span = document.locate_text(site.path, expressions.BLOCK_OPEN, occurrence)
             listed = ", ".join(f"'{n}'" for n in dict.fromkeys(names))
-            yield document.diagnostic(
-                "AML212", f"optional block '{_shown(' '.join(text.split()))}' is always kept: "
+            yield Finding(
+                f"optional block '{_shown(' '.join(text.split()))}' is always kept: "
                 f"{site.owner} gives {listed} a value, and a job has no optional inputs",
                 site.path, span=span,
                 hint="remove `$[[` and `]]`; optional blocks drop text only for a component "
@@ -567,7 +567,7 @@ def _environment_variables(document: Document) -> Iterator[tuple[Path_, dict]]:
        "A literal input or environment variable is read by YAML as another type, so the job receives other text.",
        bad=JOB + "environment_variables:\n  USE_GPU: true\n",
        good=JOB + "environment_variables:\n  USE_GPU: \"true\"\n", kinds=JOBS)
-def yaml_coerced_value(document: Document) -> Iterator[Diagnostic]:
+def yaml_coerced_value(document: Document) -> Iterator[Finding]:
     """
     Azure ML reads specs as YAML 1.1 and passes literal inputs and environment variables to the
     job as Python's `str()` of what YAML read (SPEC §3.2): `yes`/`no`/`on`/`off` are booleans and
@@ -585,8 +585,8 @@ def yaml_coerced_value(document: Document) -> Iterator[Diagnostic]:
         hint = f"quote it to pass the text as written: `{where[-1]}: \"{token}\"`"
         if isinstance(value, bool):
             hint += f", or write `{str(value).lower()}` if a boolean is meant"
-        yield document.diagnostic(
-            "AML213", f"input '{port.name}': YAML reads {token} as {reading}, so Azure ML "
+        yield Finding(
+            f"input '{port.name}': YAML reads {token} as {reading}, so Azure ML "
             f"passes on '{value}', not '{token}'", where, hint=hint)
     for base, variables in _environment_variables(document):
         for name, value in variables.items():
@@ -594,8 +594,8 @@ def yaml_coerced_value(document: Document) -> Iterator[Diagnostic]:
             reading = _coercion(value, token, strict=True) if token else None
             if reading is None:
                 continue
-            yield document.diagnostic(
-                "AML213", f"environment variable '{name}': YAML reads {token} as {reading}, so the "
+            yield Finding(
+                f"environment variable '{name}': YAML reads {token} as {reading}, so the "
                 f"job sees '{value}', not '{token}'", base + (name,),
                 hint=f"quote it: `{name}: \"{token}\"`")
 
@@ -623,7 +623,7 @@ def _at(data: Any, path: Path_) -> Any:
        "An output uses mode `mount` or `direct`, which the YAML reference does not list for outputs.",
        bad=JOB_WITH_OUTPUT.replace("mode: rw_mount", "mode: mount"), good=JOB_WITH_OUTPUT,
        kinds=JOBS + ("commandComponent",))
-def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
+def undocumented_output_mode(document: Document) -> Iterator[Finding]:
     """
     The job YAML reference lists two output modes: `rw_mount` (the default: the folder is
     mounted read-write) and `upload` (files are uploaded when the job ends). The SDK also
@@ -645,8 +645,8 @@ def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
             continue
         detail = ("an older spelling of a read-write mount" if mode == "mount" else
                   "the script gets a storage URL and must write there with its own credentials")
-        yield document.diagnostic(
-            "AML214", f"output mode '{port.field('mode')}' of output '{port.name}' is not documented "
+        yield Finding(
+            f"output mode '{port.field('mode')}' of output '{port.name}' is not documented "
             f"for outputs ({detail}); the documented modes are rw_mount and upload",
             where, hint="mode: rw_mount  (or upload, to copy the files when the job ends)")
 
@@ -655,7 +655,7 @@ def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
        "A component port has a mode of the other direction (`rw_mount` on an input, `ro_mount` on an output...).",
        bad=COMPONENT.replace("    mode: ro_mount\n", "    mode: rw_mount\n"), good=COMPONENT,
        kinds=("commandComponent",))
-def port_mode_direction(document: Document) -> Iterator[Diagnostic]:
+def port_mode_direction(document: Document) -> Iterator[Finding]:
     """
     A component's port `mode` is not checked against its direction by the SDK (its schema
     accepts every mode on both), but a job refuses `rw_mount` on an input, and an output
@@ -678,14 +678,14 @@ def port_mode_direction(document: Document) -> Iterator[Diagnostic]:
             message = f"mode '{mode}' of input '{port.name}' applies only to mltable inputs, not {port.data_type}"
             hint = "mode: ro_mount  (or download)"
         if message:
-            yield document.diagnostic("AML215", message, where, hint=hint)
+            yield Finding(message, where, hint=hint)
 
 
 @check("AML216", "output-version-without-name", Severity.WARNING,
        "An output sets `version` without `name`, so there is nothing to register the version under.",
        bad=JOB_WITH_OUTPUT + "    version: \"3\"\n",
        good=JOB_WITH_OUTPUT + "    name: churn-model\n    version: \"3\"\n", kinds=JOBS)
-def output_version_without_name(document: Document) -> Iterator[Diagnostic]:
+def output_version_without_name(document: Document) -> Iterator[Finding]:
     """
     `name` and `version` on an output register what the job writes as a data or model asset
     (SPEC §3.3). A name alone is fine (the service picks the next version); a version alone
@@ -696,8 +696,8 @@ def output_version_without_name(document: Document) -> Iterator[Diagnostic]:
         if port.direction != "output" or not isinstance(port.value, dict):
             continue
         if "version" in port.value and not port.value.get("name"):
-            yield document.diagnostic(
-                "AML216", f"output '{port.name}' sets a version but no name: only a named output "
+            yield Finding(
+                f"output '{port.name}' sets a version but no name: only a named output "
                 "is registered as an asset", port.path + ("version",), key=True,
                 hint="add `name: <asset-name>` to register the output, or remove `version`")
 
@@ -710,7 +710,7 @@ def output_version_without_name(document: Document) -> Iterator[Diagnostic]:
        bad=JOB_WITH_OUTPUT + "    path: azureml://datastores/workspaceblobstore/paths/models/${{inputs.lr}}/\n",
        good=JOB_WITH_OUTPUT + "    path: azureml://datastores/workspaceblobstore/paths/models/${{name}}/\n",
        kinds=JOBS)
-def output_path_expression(document: Document) -> Iterator[Diagnostic]:
+def output_path_expression(document: Document) -> Iterator[Finding]:
     """
     The service resolves three expressions in an output's `path` when the job is submitted:
     `${{name}}` (the job name), `${{output_name}}` and `${{default_datastore}}` (SPEC §3.10,
@@ -733,8 +733,8 @@ def output_path_expression(document: Document) -> Iterator[Diagnostic]:
                     continue
             span = document.locate_text(port.path + ("path",), reference.text,
                                         count_before(template.text, reference.text, reference.start))
-            yield document.diagnostic(
-                "AML217", f"'{reference.text}' is not resolved in an output path: only ${{{{name}}}}, "
+            yield Finding(
+                f"'{reference.text}' is not resolved in an output path: only ${{{{name}}}}, "
                 "${{output_name}} and ${{default_datastore}} are", port.path + ("path",), span=span,
                 hint="use ${{name}} (the job name) to make the path unique per run, "
                      "or write the value itself")
@@ -746,7 +746,7 @@ def output_path_expression(document: Document) -> Iterator[Diagnostic]:
        good=JOB_WITH_DATA.replace("path: azureml:churn-raw:3",
                                   "path: azureml://datastores/workspaceblobstore/paths/churn/raw/"),
        kinds=JOBS)
-def unsupported_path_scheme(document: Document) -> Iterator[Diagnostic]:
+def unsupported_path_scheme(document: Document) -> Iterator[Finding]:
     """
     A data path is a local path, an `azureml:` asset or datastore URI (`azureml://datastores/
     <datastore>/paths/<path>`), an `https://` (or public `http://`) URL, or Azure storage:
@@ -762,8 +762,8 @@ def unsupported_path_scheme(document: Document) -> Iterator[Diagnostic]:
         if scheme is None:
             continue
         verb = "read from" if port.direction == "input" else "write to"
-        yield document.diagnostic(
-            "AML218", f"{port.direction} '{port.name}' uses the scheme '{scheme}://', which Azure ML "
+        yield Finding(
+            f"{port.direction} '{port.name}' uses the scheme '{scheme}://', which Azure ML "
             f"cannot {verb}: paths are local, azureml://, https://, wasbs://, abfss:// or adl://",
             port.path + ("path",),
             hint="copy the data to Azure storage (or register it as a data asset) and use "
@@ -777,7 +777,7 @@ def unsupported_path_scheme(document: Document) -> Iterator[Diagnostic]:
        good=JOB_WITH_DATA.replace("type: uri_folder\n    path: azureml:churn-raw:3",
                                   "type: uri_file\n    path: azureml://datastores/workspaceblobstore/paths/churn/train.csv"),
        kinds=JOBS)
-def uri_file_folder_path(document: Document) -> Iterator[Diagnostic]:
+def uri_file_folder_path(document: Document) -> Iterator[Finding]:
     """
     `uri_file` is one file: mounted or downloaded as a file, its path given to the script is a
     file's (SPEC §3.2). A path ending with `/` names a folder, so the job fails to mount it or
@@ -794,8 +794,8 @@ def uri_file_folder_path(document: Document) -> Iterator[Diagnostic]:
             continue
         if text.startswith("${{") or _unknown_scheme(text) or _local_path(text) is not None:
             continue
-        yield document.diagnostic(
-            "AML219", f"{port.direction} '{port.name}' is a uri_file but its path ends with "
+        yield Finding(
+            f"{port.direction} '{port.name}' is a uri_file but its path ends with "
             f"'{text[-1]}', which names a folder", port.path + ("path",),
             hint="use `type: uri_folder` for a folder, or point the path at the file")
 
@@ -804,7 +804,7 @@ def uri_file_folder_path(document: Document) -> Iterator[Diagnostic]:
        "A local `uri_folder` input points at a file, or a `uri_file` input at a folder.",
        bad=JOB_WITH_DATA.replace("type: uri_folder\n    path: azureml:churn-raw:3", "type: uri_file\n    path: ."),
        good=JOB_WITH_DATA.replace("path: azureml:churn-raw:3", "path: ."), kinds=JOBS)
-def local_path_kind_mismatch(document: Document) -> Iterator[Diagnostic]:
+def local_path_kind_mismatch(document: Document) -> Iterator[Finding]:
     """
     A local input is uploaded when the job is submitted and then given to the script as what
     its `type` says (SPEC §3.2): `uri_folder` (also the default when `type` is absent) is a
@@ -824,7 +824,7 @@ def local_path_kind_mismatch(document: Document) -> Iterator[Diagnostic]:
             continue
         other = "uri_folder" if found == "folder" else "uri_file"
         typed = port.data_type if "type" in port.value else f"{port.data_type} (the default type)"
-        yield document.diagnostic(
-            "AML220", f"input '{port.name}' is a {typed} but its local path "
+        yield Finding(
+            f"input '{port.name}' is a {typed} but its local path "
             f"'{_shown(str(port.field('path')))}' is a {found}", port.path + ("path",),
             hint=f"use `type: {other}`, or point the path at a {expected}")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import pycode
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from ..references import resolve
 from ..suggest import closest
@@ -279,7 +279,7 @@ def _labels(verdict: MetricVerdict) -> str:
        "The sweep's primary metric is never logged by the trial's script.",
        bad=_sweep("import mlflow; mlflow.log_metric('val_auc', 0.91)"),
        good=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)"), kinds=SWEEP_KINDS)
-def primary_metric_not_logged(document: Document) -> Iterator[Diagnostic]:
+def primary_metric_not_logged(document: Document) -> Iterator[Finding]:
     """
     A sweep ranks trials, and its early-termination policy stops them, by the values the
     training script logs under `objective.primary_metric`, matched by exact name: "the training
@@ -314,14 +314,14 @@ def primary_metric_not_logged(document: Document) -> Iterator[Diagnostic]:
             message = f"primary metric '{metric}' is never logged: {scripts} logs no metrics at all"
         hint = (f"log it under this exact name (mlflow.log_metric(\"{metric}\", value)), or set "
                 "`primary_metric` to a name the script logs")
-        yield document.diagnostic("AML701", message, site.objective_path + ("primary_metric",), hint=hint)
+        yield Finding(message, site.objective_path + ("primary_metric",), hint=hint)
 
 
 @check("AML702", "primary-metric-unverified", Severity.WARNING,
        "Whether the trial's script logs the primary metric cannot be told from its code.",
        bad=_sweep("import mlflow; mlflow.autolog()"),
        good=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)"), kinds=SWEEP_KINDS)
-def primary_metric_unverified(document: Document) -> Iterator[Diagnostic]:
+def primary_metric_unverified(document: Document) -> Iterator[Finding]:
     """
     The primary metric is not logged under its literal name anywhere in the trial's code, but
     the code logs metrics in a way amllab cannot follow without running it: names built at run
@@ -351,14 +351,14 @@ def primary_metric_unverified(document: Document) -> Iterator[Diagnostic]:
             if close:
                 message += f" (did you mean '{close}'?)"
         hint = f"log it explicitly, for example mlflow.log_metric(\"{metric}\", value)"
-        yield document.diagnostic("AML702", message, site.objective_path + ("primary_metric",), hint=hint)
+        yield Finding(message, site.objective_path + ("primary_metric",), hint=hint)
 
 
 @check("AML703", "primary-metric-logged-once", Severity.WARNING,
        "An early-termination policy is set, but the script logs the primary metric only once.",
        bad=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)", policy=True),
        good=_sweep(_LOGS_PER_EPOCH, policy=True), kinds=SWEEP_KINDS)
-def primary_metric_logged_once(document: Document) -> Iterator[Diagnostic]:
+def primary_metric_logged_once(document: Document) -> Iterator[Finding]:
     """
     Early-termination policies decide at intervals, and "each time the training script logs
     the primary metric counts as one interval" (SPEC §4.8, how-to-tune-hyperparameters). A
@@ -387,7 +387,7 @@ def primary_metric_logged_once(document: Document) -> Iterator[Diagnostic]:
                    f"outside any loop), so {policy_name} never acts: it needs the metric at several "
                    "intervals")
         hint = "log the metric inside the training loop (once per epoch), or remove `early_termination`"
-        yield document.diagnostic("AML703", message, site.policy_path, key=True, hint=hint)
+        yield Finding(message, site.policy_path, key=True, hint=hint)
 
 
 # ----------------------------------------------------------------------------- AML704
@@ -446,7 +446,7 @@ def _closest_option(name: str, options: list[str]) -> str | None:
        good=JOB.replace("python train.py --lr ${{inputs.lr}}",
                         f'python -c "{_PARSER}" --learning-rate ${{{{inputs.lr}}}}'),
        kinds=COMMAND_KINDS)
-def unknown_script_flag(document: Document) -> Iterator[Diagnostic]:
+def unknown_script_flag(document: Document) -> Iterator[Finding]:
     """
     argparse refuses a command line with an option it does not know: the job starts, prints
     "error: unrecognized arguments: --learning_rate 0.01" and fails with exit code 2, after the
@@ -501,4 +501,4 @@ def unknown_script_flag(document: Document) -> Iterator[Diagnostic]:
                     hint = (f"{program.label} defines {shown or 'no options'}; add the option to its "
                             "parser or fix the flag")
                 span = word_span(document, holder.command_path, text, name, nth) if isinstance(text, str) else None
-                yield document.diagnostic("AML704", message, holder.command_path, hint=hint, span=span)
+                yield Finding(message, holder.command_path, hint=hint, span=span)
