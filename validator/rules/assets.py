@@ -295,25 +295,28 @@ _DATA_JOB = JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --data ${{in
        bad=_env("azureml://registries/azureml/environments/sklearn-1.5/version/3"), good=JOB)
 def invalid_asset_reference(document: Document) -> Iterator[Finding]:
     """
-    Azure ML resolves a registered asset from one of these forms (SPEC §3.2, §3.4; core YAML
-    syntax): `azureml:<name>:<version>`, `azureml:<name>@<label>` (`@latest`), a long ARM id
-    `azureml:/subscriptions/.../workspaces/<ws>/<type>/<name>/versions/<version>`, a registry
-    URI `azureml://registries/<registry>/<type>/<name>/versions/<version>` or `.../labels/<label>`;
+    Azure ML resolves a registered asset from one of these forms (the core YAML syntax page):
+    `azureml:<name>:<version>`, `azureml:<name>@<label>` (`@latest`), a long ARM id
+    `azureml:/subscriptions/.../workspaces/<ws>/<type>/<name>/versions/<version>`, a registry URI
+    `azureml://registries/<registry>/<type>/<name>/versions/<version>` or `.../labels/<label>`;
     data also `azureml://datastores/<datastore>/paths/<path>`, the long
     `azureml://subscriptions/.../datastores/<ds>/paths/<path>` form and job outputs
-    `azureml://jobs/<job>/outputs/<name>`. Anything else (`azureml:my-env:` with an empty
-    version, `azureml:@latest`, a registry URI whose name is followed by something other than
-    `/versions/<version>` or `/labels/<label>`, a registry URI to a model where an environment
-    is expected, a datastore path as an environment) is refused at submission, or resolves to
-    nothing. An output's `path` is a storage location (`azureml://datastores/...`); an output is
-    registered with its `name` and `version`. Computes and datastores (`azureml:cpu-cluster`)
-    are not checked here.
+    `azureml://jobs/<job>/outputs/<name>`. Anything else (`azureml:my-env:` with an empty version,
+    `azureml:@latest`, a registry URI whose name is followed by something other than
+    `/versions/<version>` or `/labels/<label>`, a registry URI to a model where an environment is
+    expected, a datastore path as an environment) is refused at submission, or resolves to nothing.
+    An output's `path` is a storage location (`azureml://datastores/...`); an output is registered
+    with its `name` and `version`. Computes and datastores (`azureml:cpu-cluster`) are not checked
+    here.
 
-    A registry URI that stops after the name
-    (`azureml://registries/<registry>/components/<name>`) is not malformed: the SDK loads it
-    and the service resolves the default version (Microsoft's examples use it), so it is
-    AML802's warning, not an error. SPEC §3.4 lists only the pinned registry forms; the real
-    files win here.
+    A registry URI that stops after the name (`azureml://registries/<registry>/components/<name>`)
+    is not malformed: the SDK loads it and the service resolves the default version (Microsoft's
+    examples use it), so it is AML802's warning, not an error. The core syntax page lists only the
+    pinned registry forms; what the SDK and Microsoft's examples do wins here.
+
+    See: reference-yaml-core-syntax
+
+    Provenance: SPEC §3.2, §3.4.
     """
     for slot, problem, hint, _ in _references(document):
         if problem is not None:
@@ -326,16 +329,19 @@ def invalid_asset_reference(document: Document) -> Iterator[Finding]:
        bad=_env("azureml:sklearn-train"), good=JOB)
 def unpinned_asset_version(document: Document) -> Iterator[Finding]:
     """
-    `azureml:<name>` without `:<version>` or `@<label>` is accepted for environments, data,
-    models, code and components: the SDK allows a default version (SPEC §3.4,
-    `EXP:cmd_env_noversion`), but the documented forms name one (§12 rule 6). So is a registry
-    URI that stops after the name, `azureml://registries/<registry>/components/<name>` (also
-    environments and models): azure-ai-ml 1.35.2 loads and validates it, and the service
-    resolves the registry's default version. Which version runs then depends on the
-    workspace's (or registry's) state when the job is submitted, so two runs of the same spec
-    can use different environments, components or data. Pin a version (`azureml:<name>:3`,
-    `.../<name>/versions/3`), or say `@latest` (`.../<name>/labels/latest`) when the newest one
-    is what you mean. Computes and datastores have no versions and get no warning.
+    `azureml:<name>` without `:<version>` or `@<label>` is accepted for environments, data, models,
+    code and components: the SDK allows a default version, but the documented forms name one. So is
+    a registry URI that stops after the name, `azureml://registries/<registry>/components/<name>`
+    (also environments and models): azure-ai-ml 1.35.2 loads and validates it, and the service
+    resolves the registry's default version. Which version runs then depends on the workspace's (or
+    registry's) state when the job is submitted, so two runs of the same spec can use different
+    environments, components or data. Pin a version (`azureml:<name>:3`, `.../<name>/versions/3`),
+    or say `@latest` (`.../<name>/labels/latest`) when the newest one is what you mean. Computes
+    and datastores have no versions and get no warning.
+
+    See: reference-yaml-core-syntax
+
+    Provenance: SPEC §3.4, §12 rule 6; EXP:cmd_env_noversion.
     """
     for slot, problem, _, unpinned in _references(document):
         if problem is None and unpinned:
@@ -386,8 +392,12 @@ def file_prefix_reference(document: Document) -> Iterator[Finding]:
     by the SDK: `create_job: file:./job.yml` ("Not supporting non file for create_job"); write
     `create_job: ./job.yml`.
 
-    SPEC §3.4 lists the environment forms without `file:`; azure-ai-ml 1.35.2 loads it
+    The core syntax page lists the environment forms without `file:`; azure-ai-ml 1.35.2 loads it
     (`YamlFileSchema`), so the schema accepts it and this rule only informs.
+
+    See: reference-yaml-core-syntax
+
+    Provenance: SPEC §3.4.
     """
     for slot in _file_slots(document):
         value = slot.value.strip()
@@ -626,15 +636,14 @@ def _code_job(code: str) -> str:
        bad=_code_job("./src"), good=_code_job("./scenarios/command-job/src"))
 def missing_local_path(document: Document) -> Iterator[Finding]:
     """
-    Local paths are resolved against the folder of the YAML file that names them (SPEC §1.2,
-    §12 rule 7), and uploaded when the job is submitted. The source a job is built from belongs
-    in the repository next to the spec, so each of these must exist: `code`, an inline
-    environment's `conda_file` (which must be a conda YAML file) and `build.path` (a folder
-    holding the Dockerfile, `Dockerfile` unless `dockerfile_path` says otherwise), and a
-    component's `additional_includes`. The SDK refuses a missing `code` folder when loading
-    ("Can't find directory or file in resolved absolute path"); a missing component file is
-    AML515's finding and a missing `create_job` file AML640's. Bindings (`${{parent.inputs.x}}`),
-    URLs and `azureml:` references are not local paths.
+    Local paths are resolved against the folder of the YAML file that names them, and uploaded when
+    the job is submitted. The source a job is built from belongs in the repository next to the
+    spec, so each of these must exist: `code`, an inline environment's `conda_file` (which must be
+    a conda YAML file) and `build.path` (a folder holding the Dockerfile, `Dockerfile` unless
+    `dockerfile_path` says otherwise), and a component's `additional_includes`. The SDK refuses a
+    missing `code` folder when loading ("Can't find directory or file in resolved absolute path");
+    a missing component file is AML515's finding and a missing `create_job` file AML640's. Bindings
+    (`${{parent.inputs.x}}`), URLs and `azureml:` references are not local paths.
 
     A data or model input's local path is data, not source: when it is missing that is
     AML806's warning (data is usually downloaded or generated before a job is submitted).
@@ -648,6 +657,10 @@ def missing_local_path(document: Document) -> Iterator[Finding]:
     which no download will ever create: that stays an error here. `code:` is different: the
     SDK reads a `code` ARM id without `azureml:` as a local folder and refuses it ("Can't find
     directory or file"), so that is an error whose hint adds the prefix.
+
+    See: reference-yaml-job-command, reference-yaml-environment
+
+    Provenance: SPEC §1.2, §12 rule 7.
     """
     yield from _path_problems(document)
 
@@ -660,23 +673,25 @@ def missing_local_path(document: Document) -> Iterator[Finding]:
 def missing_local_data(document: Document) -> Iterator[Finding]:
     """
     A job input with a local `path` (`./data/iris.csv`, `file:./data`, any `type`: `uri_file`,
-    `uri_folder`, `mltable`, a model type) is uploaded from the folder of the spec when the job
-    is submitted (SPEC §3.2). Training data is rarely kept in git: a `prepare_data.sh`, a
-    notebook cell or a `make_data.py` downloads or generates it first, and Microsoft's own
-    examples reference local data folders that their set-up scripts create. So a missing input
-    path is a warning, not an error: the spec is fine, but submitting it now would fail at the
-    upload (azure-ai-ml does not look when it loads the file, `EXP:cmd_input_local_missing`),
-    and `aml-run` refuses to start the job until the data is there. Steps of a pipeline and
-    the pipeline's own inputs are checked alike. A path that exists gets no finding, and neither
-    do registered assets, datastore URIs, URLs and `${{...}}` bindings.
+    `uri_folder`, `mltable`, a model type) is uploaded from the folder of the spec when the job is
+    submitted. Training data is rarely kept in git: a `prepare_data.sh`, a notebook cell or a
+    `make_data.py` downloads or generates it first, and Microsoft's own examples reference local
+    data folders that their set-up scripts create. So a missing input path is a warning, not an
+    error: the spec is fine, but submitting it now would fail at the upload (azure-ai-ml does not
+    look when it loads the file), and `aml-run` refuses to start the job until the data is there.
+    Steps of a pipeline and the pipeline's own inputs are checked alike. A path that exists gets no
+    finding, and neither do registered assets, datastore URIs, URLs and `${{...}}` bindings.
 
     Where data must be in place when aml-lint runs (a CI job after the download step), make it
     an error: `warnings-as-errors = ["AML806"]` in `[tool.amllab.lint]`, or `aml-lint --strict`
     (every warning). Missing source (`code`, a conda file, a build context, an include) is
     AML803's error, always.
 
-    SPEC §12 rule 7 lists local input paths among the paths that must exist; real repositories
-    show that this holds at submission, not at lint time, hence the split from AML803.
+    See: how-to-read-write-data-v2, reference-yaml-job-command
+
+    Provenance: SPEC §3.2; EXP:cmd_input_local_missing. SPEC §12 rule 7 lists local input paths
+    among the paths that must exist; real repositories show that this holds at submission, not at
+    lint time, hence the split from AML803.
     """
     for slot in slots(document):
         if not slot.local or slot.role not in DATA_WHAT:
@@ -726,17 +741,21 @@ def _elsewhere(root: Path, name: str, limit: int = 2000) -> str | None:
        good=JOB.replace("command: python train.py", "code: azureml:train-code:1\ncommand: python train.py"))
 def missing_entry_script(document: Document) -> Iterator[Finding]:
     """
-    The command runs in the root of the uploaded `code` folder (SPEC §9.4): `python train.py`
-    needs `train.py` there (or in an `additional_includes` entry, which is copied next to it).
-    Otherwise the job fails right after start-up with "can't open file ... No such file or
-    directory", once the compute is up and the environment pulled. Usual causes: `code` points
-    at the parent folder (`python src/train.py` was meant), or the script was renamed.
+    The command runs in the root of the uploaded `code` folder: `python train.py` needs `train.py`
+    there (or in an `additional_includes` entry, which is copied next to it). Otherwise the job
+    fails right after start-up with "can't open file ... No such file or directory", once the
+    compute is up and the environment pulled. Usual causes: `code` points at the parent folder
+    (`python src/train.py` was meant), or the script was renamed.
 
     Scripts started through `python`, `python -m torch.distributed.run`, `torchrun`,
     `deepspeed` or `accelerate launch` are checked, also after `cd <folder> &&`. Not checked:
     `python -m <module>` (it may be installed in the environment), paths with `${{...}}` or
     `$VAR`, absolute paths, and scripts that an earlier command could write (`unzip`, `git
     clone`, a shell script).
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §9.4.
     """
     for holder in holders(document):
         if holder.command_path is None:

@@ -163,14 +163,17 @@ def _fixed_name(name: str) -> str:
        bad=COMPONENT.replace("name: train_model", "name: Train-Model"), good=COMPONENT, kinds=NAMED_KINDS)
 def invalid_component_name(document: Document) -> Iterator[Finding]:
     """
-    A component name must start with a lower-case letter and hold only lower-case letters,
-    digits and underscores (`^[a-z][a-z0-9_]*$`), at most 255 characters (SPEC §6.1, §11 #15).
-    The SDK refuses anything else when the component is loaded or registered: "Component name
-    should only contain lower letter, number, underscore and start with a lower letter". Put a
-    human-friendly title in `display_name`. An inline component inside a pipeline step has no
-    name of its own (the SDK drops it), so only component files are checked; and a component
-    file that a pipeline near it uses as a step's component is registered anonymously, so
-    there the finding is AML549's warning.
+    A component name must start with a lower-case letter and hold only lower-case letters, digits
+    and underscores (`^[a-z][a-z0-9_]*$`), at most 255 characters. The SDK refuses anything else
+    when the component is loaded or registered: "Component name should only contain lower letter,
+    number, underscore and start with a lower letter". Put a human-friendly title in
+    `display_name`. An inline component inside a pipeline step has no name of its own (the SDK
+    drops it), so only component files are checked; and a component file that a pipeline near it
+    uses as a step's component is registered anonymously, so there the finding is AML549's warning.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.1, §11 #15.
     """
     data = document.data
     if not isinstance(data, dict):
@@ -202,10 +205,14 @@ _SCALAR_TOKEN = re.compile(r"(?:[&!][^\s]*\s+)*([^\s#,}\]]+)")
        good=COMPONENT.replace('version: "1"', 'version: "1.10"'), kinds=NAMED_KINDS)
 def unquoted_float_version(document: Document) -> Iterator[Finding]:
     """
-    A version is a string. Written without quotes, `version: 1.10` is the YAML float 1.1, and
-    the SDK registers the component as version "1.1" (SPEC §6.1, `EXP:comp_version_float2`):
-    1.10 and 1.1 collide, and `2.0` becomes "2.0" only by luck. Quote versions. Unquoted whole
-    numbers (`version: 2`) keep their text and are fine; Microsoft's own examples use them.
+    A version is a string. Written without quotes, `version: 1.10` is the YAML float 1.1, and the
+    SDK registers the component as version "1.1": 1.10 and 1.1 collide, and `2.0` becomes "2.0"
+    only by luck. Quote versions. Unquoted whole numbers (`version: 2`) keep their text and are
+    fine; Microsoft's own examples use them.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.1; EXP:comp_version_float2.
     """
     data = document.data
     if not isinstance(data, dict) or not isinstance(data.get("version"), float):
@@ -254,12 +261,15 @@ def _default_problem(kind: str, default: Any) -> str | None:
        bad=COMPONENT.replace("default: 0.01", "default: fast"), good=COMPONENT, kinds=DEFINITION_KINDS)
 def invalid_input_default(document: Document) -> Iterator[Finding]:
     """
-    The default is converted to the input's type when the component loads (SPEC §6.2): a
-    `boolean` takes only true/false (in any case, also as a string: "Boolean parameter ... only
-    accept True/False, got maybe"), an `integer` or `number` takes a number or a string that
-    reads as one (`"1e-3"` is fine: PyYAML keeps `1e-3` as a string and the SDK converts it).
-    An integer default such as 2.5 is silently truncated to 2, so the step runs with a value the
-    file does not show.
+    The default is converted to the input's type when the component loads: a `boolean` takes only
+    true/false (in any case, also as a string: "Boolean parameter ... only accept True/False, got
+    maybe"), an `integer` or `number` takes a number or a string that reads as one (`"1e-3"` is
+    fine: PyYAML keeps `1e-3` as a string and the SDK converts it). An integer default such as 2.5
+    is silently truncated to 2, so the step runs with a value the file does not show.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for path, name, port, kind in _typed_inputs(document):
         if "default" not in port:
@@ -285,11 +295,14 @@ def _bounds(port: dict) -> tuple[float | None, float | None]:
        good=COMPONENT, kinds=DEFINITION_KINDS)
 def invalid_input_range(document: Document) -> Iterator[Finding]:
     """
-    `min` and `max` bound an `integer` or `number` input (SPEC §6.2, §12 rule 53). They must be
-    numbers (a string that reads as a number is accepted, as the SDK converts it), and `min`
-    must not exceed `max`: no value could satisfy both, so every run of the step fails the
-    range check ("Parameter 'x' should not be less than ..."). The SDK does not check this when
-    the component is created.
+    `min` and `max` bound an `integer` or `number` input. They must be numbers (a string that reads
+    as a number is accepted, as the SDK converts it), and `min` must not exceed `max`: no value
+    could satisfy both, so every run of the step fails the range check ("Parameter 'x' should not
+    be less than ..."). The SDK does not check this when the component is created.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 53.
     """
     for path, name, port, kind in _typed_inputs(document):
         if kind not in ("integer", "number"):
@@ -314,8 +327,12 @@ def invalid_input_range(document: Document) -> Iterator[Finding]:
 def default_out_of_range(document: Document) -> Iterator[Finding]:
     """
     A default outside [min, max] fails the range check on every run that does not set the input
-    ("Parameter 'x' should not be greater than ..."), so the component only works when each
-    caller overrides it. Nothing checks this when the component is created (SPEC §6.2).
+    ("Parameter 'x' should not be greater than ..."), so the component only works when each caller
+    overrides it. Nothing checks this when the component is created.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for path, name, port, kind in _typed_inputs(document):
         if kind not in ("integer", "number") or "default" not in port:
@@ -367,14 +384,17 @@ _ENUM_INPUT = COMPONENT.replace("  max_epochs:\n", "  solver:\n    type: string\
        kinds=DEFINITION_KINDS)
 def default_not_in_enum(document: Document) -> Iterator[Finding]:
     """
-    `enum` lists the only values a string input accepts; a default outside the list is refused
-    by the value check on every run that does not set the input, so the component only works
-    when each caller overrides it (SPEC §6.2, §12 rule 53). Matching is exact, including case,
-    with one exception: booleans and their spellings are one value, compared
-    case-insensitively as azure-ai-ml reads them. `enum: [True, False]` (YAML booleans) with
-    `default: 'true'` (a string) is accepted and runs, so `'true'`, `True` and `'TRUE'` all
-    match `True`; the unquoted booleans themselves are AML547. A `boolean` input may carry an
-    `enum` too (the SDK keeps it), and is compared the same way.
+    `enum` lists the only values a string input accepts; a default outside the list is refused by
+    the value check on every run that does not set the input, so the component only works when each
+    caller overrides it. Matching is exact, including case, with one exception: booleans and their
+    spellings are one value, compared case-insensitively as azure-ai-ml reads them. `enum: [True,
+    False]` (YAML booleans) with `default: 'true'` (a string) is accepted and runs, so `'true'`,
+    `True` and `'TRUE'` all match `True`; the unquoted booleans themselves are AML547. A `boolean`
+    input may carry an `enum` too (the SDK keeps it), and is compared the same way.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 53.
     """
     for path, name, port, kind in _typed_inputs(document):
         enum = port.get("enum")
@@ -401,10 +421,14 @@ def default_not_in_enum(document: Document) -> Iterator[Finding]:
        good=COMPONENT, kinds=DEFINITION_KINDS)
 def data_input_default(document: Document) -> Iterator[Finding]:
     """
-    Only parameter inputs (`integer`, `number`, `string`, `boolean`) have defaults. The SDK
-    refuses a default on a `uri_folder`, `uri_file`, `mltable` or model input ("Non-primitive
-    type Input has no default value", SPEC §6.2, §12 rule 54). Bind the data where the component
-    is used: in the job or pipeline step's `inputs:`, or as a pipeline input.
+    Only parameter inputs (`integer`, `number`, `string`, `boolean`) have defaults. The SDK refuses
+    a default on a `uri_folder`, `uri_file`, `mltable` or model input ("Non-primitive type Input
+    has no default value"). Bind the data where the component is used: in the job or pipeline
+    step's `inputs:`, or as a pipeline input.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 54.
     """
     for path, name, port, kind in _typed_inputs(document):
         if kind in PORT_TYPES and "default" in port:
@@ -448,10 +472,14 @@ def optional_input_outside_block(document: Document) -> Iterator[Finding]:
     """
     An optional input may have no value. Only inside an optional block `$[[ ... ]]` is the text
     around it dropped in that case; outside one, the command keeps the flag with nothing (or the
-    literal placeholder) after it, and the script fails or parses the next flag as its value
-    (SPEC §3.10, §6.2: "If set to true, you need use the command includes optional inputs with
-    $[[]]"). Wrap the flag and its value: `$[[--max-epochs ${{inputs.max_epochs}}]]`. An
-    optional input with a default always has a value; AML538 covers that case.
+    literal placeholder) after it, and the script fails or parses the next flag as its value (the
+    component reference: "If set to true, you need use the command includes optional inputs with
+    $[[]]"). Wrap the flag and its value: `$[[--max-epochs ${{inputs.max_epochs}}]]`. An optional
+    input with a default always has a value; AML538 covers that case.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §3.10, §6.2.
     """
     for _, _, site in _component_commands(document):
         template = expressions.parse(site.text)
@@ -480,11 +508,14 @@ def optional_input_outside_block(document: Document) -> Iterator[Finding]:
        kinds=DEFINITION_KINDS)
 def optional_default_outside_block(document: Document) -> Iterator[Finding]:
     """
-    The documentation asks for every optional input to sit inside `$[[ ]]` (SPEC §6.2). With a
-    default, the input normally has a value, so the command works; but a caller that passes
-    an empty value (an unset optional pipeline input bound to it) leaves a dangling flag.
-    Either wrap the flag in `$[[ ]]` or drop `optional: true` (the default already makes the
-    input unnecessary to set).
+    The documentation asks for every optional input to sit inside `$[[ ]]`. With a default, the
+    input normally has a value, so the command works; but a caller that passes an empty value (an
+    unset optional pipeline input bound to it) leaves a dangling flag. Either wrap the flag in `$[[
+    ]]` or drop `optional: true` (the default already makes the input unnecessary to set).
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         template = expressions.parse(site.text)
@@ -535,11 +566,14 @@ def _input_kinds(site: Any, references: list[expressions.Reference]) -> tuple[li
        good=COMPONENT, kinds=DEFINITION_KINDS)
 def required_input_in_block(document: Document) -> Iterator[Finding]:
     """
-    "Only optional inputs can be in `$[[]]`" (SPEC §6.2, the documentation's common errors). A
-    block is dropped when its optional input has no value, and a required input inside it is
-    dropped with it: the script silently runs without an argument the component declares as
-    required. Move the required part out of the block. (A block holding no optional input at
-    all is AML540.)
+    "Only optional inputs can be in `$[[]]`" (the component reference's common errors). A block is
+    dropped when its optional input has no value, and a required input inside it is dropped with
+    it: the script silently runs without an argument the component declares as required. Move the
+    required part out of the block. (A block holding no optional input at all is AML540.)
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         for block, references in _blocks(site):
@@ -573,11 +607,15 @@ def _block_span(document: Document, site: Any, block: expressions.Block) -> tupl
        good=COMPONENT, kinds=DEFINITION_KINDS)
 def block_without_optional_input(document: Document) -> Iterator[Finding]:
     """
-    `$[[ ... ]]` exists for optional inputs: the block is dropped when its optional input has
-    no value. A block whose references are all required inputs (or outputs) is never dropped,
-    and Azure ML rejects it: "Only optional inputs can be in `$[[]]`" (SPEC §6.2). Remove the
-    brackets, or mark the input `optional: true` if the script can run without it. (A block with
-    no reference at all is AML201; one with an undeclared input is AML202.)
+    `$[[ ... ]]` exists for optional inputs: the block is dropped when its optional input has no
+    value. A block whose references are all required inputs (or outputs) is never dropped, and
+    Azure ML rejects it: "Only optional inputs can be in `$[[]]`". Remove the brackets, or mark the
+    input `optional: true` if the script can run without it. (A block with no reference at all is
+    AML201; one with an undeclared input is AML202.)
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         for block, references in _blocks(site):
@@ -616,8 +654,12 @@ def _port_names(component: dict) -> Iterator[tuple[str, Any]]:
 def invalid_io_name(document: Document) -> Iterator[Finding]:
     """
     Port names are used as `${{inputs.<name>}}` and as keys of the service's request; they must
-    match `^[A-Za-z_][A-Za-z0-9_]*$` (SPEC §6.2, §12 rule 13). The SDK refuses others: "'my-flag'
-    is not a valid parameter name, must be composed letters, numbers, and underscores".
+    match `^[A-Za-z_][A-Za-z0-9_]*$`. The SDK refuses others: "'my-flag' is not a valid parameter
+    name, must be composed letters, numbers, and underscores".
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 13.
     """
     for path, component in component_definitions(document):
         for side, name in _port_names(component):
@@ -640,10 +682,13 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
        good=COMPONENT, kinds=DEFINITION_KINDS)
 def duplicate_io_name(document: Document) -> Iterator[Finding]:
     """
-    Input and output names share one namespace and are compared ignoring case: the SDK refuses
-    `a` next to `A` ("Invalid component input names 'a' and 'A', which are equal ignore case"),
-    and the documentation forbids an input and an output with the same name (SPEC §6.2, §12
-    rule 57). Rename one of them.
+    Input and output names share one namespace and are compared ignoring case: the SDK refuses `a`
+    next to `A` ("Invalid component input names 'a' and 'A', which are equal ignore case"), and the
+    documentation forbids an input and an output with the same name. Rename one of them.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2, §12 rule 57.
     """
     for path, component in component_definitions(document):
         seen: dict[str, tuple[str, Any]] = {}
@@ -671,9 +716,13 @@ def duplicate_io_name(document: Document) -> Iterator[Finding]:
 def reserved_io_name(document: Document) -> Iterator[Finding]:
     """
     `path`, `ld_library_path`, `user`, `logname`, `home`, `pwd` and `shell` are reserved by the
-    system (they clash with environment variables of the process that runs the command) and
-    cannot name a command component's inputs or outputs (SPEC §6.2, the documentation's common
-    errors table). Names are compared ignoring case.
+    system (they clash with environment variables of the process that runs the command) and cannot
+    name a command component's inputs or outputs (the component reference's common errors table).
+    Names are compared ignoring case.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for path, component in component_definitions(document):
         if not _is_command_component(document, path):
@@ -714,10 +763,14 @@ def _source_region(document: Document, path: Path_) -> range:
        good=COMPONENT, kinds=DEFINITION_KINDS)
 def command_line_continuation(document: Document) -> Iterator[Finding]:
     """
-    "Using `\\` to make a new line isn't supported in command" (SPEC §6.2, the documentation's
-    common errors table). In a folded block (`>-`) YAML joins the lines with spaces, so the `\\`
-    reaches the shell as an escaped space and the script receives a stray argument. Write the
-    command as a folded block without backslashes: its lines are joined with spaces.
+    "Using `\\` to make a new line isn't supported in command" (the component reference's common
+    errors table). In a folded block (`>-`) YAML joins the lines with spaces, so the `\\` reaches
+    the shell as an escaped space and the script receives a stray argument. Write the command as a
+    folded block without backslashes: its lines are joined with spaces.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         text = site.text
@@ -791,11 +844,12 @@ def early_available_data_output(document: Document) -> Iterator[Finding]:
     """
     An early-available output is a primitive value (string, integer, number, boolean) that the
     pipeline reads before the step ends, to decide what runs next. azure-ai-ml refuses
-    `early_available` on a data output (uri_file, uri_folder, a model...): "Early available
-    output 'x' requires output is primitive type" (1.35.2, `_validate_early_available_output`).
-    Older SDKs also required `is_control: true` next to it; the current one no longer reads
-    `is_control` (dropped in azure-sdk-for-python #31248), so a primitive early-available output
-    without it is fine.
+    `early_available` on a data output (uri_file, uri_folder, a model...): "Early available output
+    'x' requires output is primitive type" (1.35.2, `_validate_early_available_output`). Older SDKs
+    also required `is_control: true` next to it; the current one no longer reads `is_control` (it
+    was dropped in 2023), so a primitive early-available output without it is fine.
+
+    See: reference-yaml-component-command, https://github.com/Azure/azure-sdk-for-python/pull/31248
     """
     for path, component in component_definitions(document):
         for name, port in _ports(component, "outputs"):
@@ -820,14 +874,18 @@ def early_available_data_output(document: Document) -> Iterator[Finding]:
        kinds=DEFINITION_KINDS)
 def boolean_enum_value(document: Document) -> Iterator[Finding]:
     """
-    An `enum` is a list of strings, but YAML reads an unquoted `True`, `False`, `yes` or `no`
-    as a boolean. Specs with `enum: [True, False]` and `default: 'true'` are accepted and run
-    (the values are used as the text `True`/`False`, and the default matches them
-    case-insensitively, AML535), so this is never an error. It is a warning because the
-    documented form is a list of strings and azure-ai-ml 1.35.2's component schema, used by
-    `az ml component create` and when a pipeline loads the file, refuses a boolean there
-    ("Not a valid string.", SPEC §6.2). Quote the values: `enum: ['True', 'False']`, or make
-    the input `type: boolean`, which takes only true and false anyway.
+    An `enum` is a list of strings, but YAML reads an unquoted `True`, `False`, `yes` or `no` as a
+    boolean. Specs with `enum: [True, False]` and `default: 'true'` are accepted and run (the
+    values are used as the text `True`/`False`, and the default matches them case-insensitively,
+    AML535), so this is never an error. It is a warning because the documented form is a list of
+    strings and azure-ai-ml 1.35.2's component schema, used by `az ml component create` and when a
+    pipeline loads the file, refuses a boolean there ("Not a valid string."). Quote the values:
+    `enum: ['True', 'False']`, or make the input `type: boolean`, which takes only true and false
+    anyway.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for path, name, port, kind in _typed_inputs(document):
         enum = port.get("enum")

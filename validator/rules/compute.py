@@ -283,10 +283,13 @@ def _own(holder: Holder, section: str) -> tuple[dict, Path_] | None:
        kinds=RESOURCE_KINDS)
 def instance_count_range(document: Document) -> Iterator[Finding]:
     """
-    `instance_count` is the number of nodes (VMs) the job runs on; the default is 1. The SDK has
-    no range check, so `0` or `-1` loads and is submitted (SPEC §3.6, `EXP:num_ic_0`); the
-    service then cannot allocate the job. Use 1 for a single node, more for distributed
-    training (SPEC §12 rule 18).
+    `instance_count` is the number of nodes (VMs) the job runs on; the default is 1. The SDK has no
+    range check, so `0` or `-1` loads and is submitted; the service then cannot allocate the job.
+    Use 1 for a single node, more for distributed training.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.6, §12 rule 18; EXP:num_ic_0.
     """
     for holder in holders(document):
         own = _own(holder, "resources")
@@ -309,9 +312,13 @@ def instance_count_range(document: Document) -> Iterator[Finding]:
 def max_instance_count(document: Document) -> Iterator[Finding]:
     """
     `max_instance_count` is the upper bound for elastic training: the job starts on
-    `instance_count` nodes and may grow up to `max_instance_count`. A maximum below the start
-    count (or below one node) is a contradiction the SDK does not check (SPEC §3.6, §12 rule 18;
-    the comparison is an inference from the meaning of the two keys).
+    `instance_count` nodes and may grow up to `max_instance_count`. A maximum below the start count
+    (or below one node) is a contradiction the SDK does not check (the comparison is an inference
+    from the meaning of the two keys).
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.6, §12 rule 18.
     """
     for holder in holders(document):
         own = _own(holder, "resources")
@@ -355,11 +362,15 @@ def shm_size_format(document: Document) -> Iterator[Finding]:
     """
     `shm_size` sets the size of the container's shared memory (`/dev/shm`, default `2g`), which
     PyTorch data loaders with several workers fill quickly. The documented format is a positive
-    number followed by one unit letter, `b`, `k`, `m` or `g` (`^[1-9][0-9]*[bkmg]$`, SPEC §3.6,
-    §12 rule 18). The SDK passes any string on unchecked, so a value outside the format reaches
-    the node as written: a bare number is read as bytes by container runtimes (`"16"` gives a
-    16-byte `/dev/shm`, and data loader workers crash), and other spellings (`16GB`, `16G`) are
-    not the documented form. Write the number and one lower-case unit letter.
+    number followed by one unit letter, `b`, `k`, `m` or `g` (`^[1-9][0-9]*[bkmg]$`). The SDK
+    passes any string on unchecked, so a value outside the format reaches the node as written: a
+    bare number is read as bytes by container runtimes (`"16"` gives a 16-byte `/dev/shm`, and data
+    loader workers crash), and other spellings (`16GB`, `16G`) are not the documented form. Write
+    the number and one lower-case unit letter.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.6, §12 rule 18.
     """
     for holder in holders(document):
         own = _own(holder, "resources")
@@ -385,9 +396,12 @@ def shm_size_format(document: Document) -> Iterator[Finding]:
        kinds=RESOURCE_KINDS)
 def process_count_range(document: Document) -> Iterator[Finding]:
     """
-    `process_count_per_instance` is how many processes Azure ML starts on each node, usually
-    one per GPU. The SDK accepts 0 and negative numbers (SPEC §3.7, §12 rule 19); no process
-    means no training.
+    `process_count_per_instance` is how many processes Azure ML starts on each node, usually one
+    per GPU. The SDK accepts 0 and negative numbers; no process means no training.
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.7, §12 rule 19.
     """
     for holder in holders(document):
         own = _own(holder, "distribution")
@@ -410,9 +424,13 @@ def process_count_range(document: Document) -> Iterator[Finding]:
        kinds=RESOURCE_KINDS)
 def mpi_process_count_missing(document: Document) -> Iterator[Finding]:
     """
-    The command job reference marks `process_count_per_instance` as required for `type: mpi`;
-    the SDK does not, and the job then starts one process per node, which leaves all but one
-    GPU of a multi-GPU node idle (SPEC §3.7, §11 row 12). Say how many processes you want.
+    The command job reference marks `process_count_per_instance` as required for `type: mpi`; the
+    SDK does not, and the job then starts one process per node, which leaves all but one GPU of a
+    multi-GPU node idle. Say how many processes you want.
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.7, §11 row 12.
     """
     for holder in holders(document):
         own = _own(holder, "distribution")
@@ -433,9 +451,13 @@ def mpi_process_count_missing(document: Document) -> Iterator[Finding]:
        kinds=RESOURCE_KINDS)
 def tensorflow_counts(document: Document) -> Iterator[Finding]:
     """
-    A TensorFlow job needs at least one worker (`worker_count` defaults to `instance_count`),
-    and `parameter_server_count` is 0 or more (default 0). The SDK accepts any integer
-    (SPEC §3.7, §12 rule 19); `TF_CONFIG` cannot describe a cluster with no worker.
+    A TensorFlow job needs at least one worker (`worker_count` defaults to `instance_count`), and
+    `parameter_server_count` is 0 or more (default 0). The SDK accepts any integer; `TF_CONFIG`
+    cannot describe a cluster with no worker.
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.7, §12 rule 19.
     """
     for holder in holders(document):
         own = _own(holder, "distribution")
@@ -465,12 +487,15 @@ def tensorflow_counts(document: Document) -> Iterator[Finding]:
 def nothing_distributed(document: Document) -> Iterator[Finding]:
     """
     A pytorch or mpi distribution on one node (`instance_count` 1, the default) with one process
-    per node, or a tensorflow distribution with one worker and no parameter server, runs a
-    single process: the job is not distributed at all. Usually `instance_count` or
-    `process_count_per_instance` was forgotten (Azure ML starts one process per node by default,
-    SPEC §3.7 and DOC:how-to-train-distributed-gpu). A component's node count is often set by
-    the pipeline step that uses it, so a component is judged only when it says
-    `instance_count: 1` itself.
+    per node, or a tensorflow distribution with one worker and no parameter server, runs a single
+    process: the job is not distributed at all. Usually `instance_count` or
+    `process_count_per_instance` was forgotten (Azure ML starts one process per node by default). A
+    component's node count is often set by the pipeline step that uses it, so a component is judged
+    only when it says `instance_count: 1` itself.
+
+    See: how-to-train-distributed-gpu, reference-yaml-job-command
+
+    Provenance: SPEC §3.7.
     """
     for holder in holders(document):
         context = holder.context
@@ -566,8 +591,12 @@ def _pipeline_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
 def local_compute_in_pipeline(document: Document) -> Iterator[Finding]:
     """
     Local runs are for single command jobs; the command job reference says that jobs inside a
-    pipeline cannot use `local` (SPEC §3.5, §11 row 1, §12 rule 24). Name a compute cluster
-    (`azureml:<name>`) or use serverless compute.
+    pipeline cannot use `local`. Name a compute cluster (`azureml:<name>`) or use serverless
+    compute.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.5, §11 row 1, §12 rule 24.
     """
     for path, value, where in _pipeline_computes(document):
         if is_local_compute(value):
@@ -585,7 +614,11 @@ def local_compute_distributed(document: Document) -> Iterator[Finding]:
     """
     A local run is one process on the machine that submits it: `distribution` and an
     `instance_count` above 1 are not honoured there, so the run does not test what the spec
-    describes (SPEC §12 rule 24; the distribution part is an inference).
+    describes (the distribution part is an inference).
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §12 rule 24.
     """
     data = _mapping(document.data)
     if not is_local_compute(data.get("compute")):
@@ -612,9 +645,13 @@ def local_compute_distributed(document: Document) -> Iterator[Finding]:
 def default_compute_form(document: Document) -> Iterator[Finding]:
     """
     Unlike a job's or a step's `compute`, `settings.default_compute` has no fallback for plain
-    strings: the SDK rejects `default_compute: cpu-cluster` with "Value 'cpu-cluster' passed is
-    not in set ['serverless']; In order to specify an existing computes ..." (SPEC §5.2,
-    `EXP:p_setting_compute_noprefix`, §12 rule 47). Write `azureml:cpu-cluster`, or `serverless`.
+    strings: the SDK rejects `default_compute: cpu-cluster` with "Value 'cpu-cluster' passed is not
+    in set ['serverless']; In order to specify an existing computes ...". Write
+    `azureml:cpu-cluster`, or `serverless`.
+
+    See: reference-yaml-job-pipeline, reference-yaml-core-syntax
+
+    Provenance: SPEC §5.2, §12 rule 47; EXP:p_setting_compute_noprefix.
     """
     settings = _mapping(_mapping(document.data).get("settings"))
     value = settings.get("default_compute")
@@ -654,9 +691,13 @@ def compute_without_prefix(document: Document) -> Iterator[Finding]:
     """
     The docs write an existing compute as `azureml:<name>` (or `local`, or a full ARM id). The
     SDK's compute field ends in a plain-string fallback, so `compute: cpu-cluster` loads and is
-    resolved by name (SPEC §3.5), but the same name is rejected in `settings.default_compute`
-    (AML411), and a typo'd prefix (`azure:cpu-cluster`) is taken as a compute name. A binding
-    such as `${{parent.inputs.train_compute}}` is not judged: the value arrives at run time.
+    resolved by name, but the same name is rejected in `settings.default_compute` (AML411), and a
+    typo'd prefix (`azure:cpu-cluster`) is taken as a compute name. A binding such as
+    `${{parent.inputs.train_compute}}` is not judged: the value arrives at run time.
+
+    See: reference-yaml-job-command, reference-yaml-core-syntax
+
+    Provenance: SPEC §3.5.
     """
     for path, value, _where in _job_computes(document):
         if not isinstance(value, str) or not value.strip() or _is_binding(value):
@@ -677,14 +718,17 @@ def compute_without_prefix(document: Document) -> Iterator[Finding]:
        bad=JOB.replace("compute: azureml:cpu-cluster\n", ""), good=JOB, kinds=JOB_KINDS)
 def serverless_compute(document: Document) -> Iterator[Finding]:
     """
-    Without `compute:`, command and sweep jobs run on serverless compute: by default a single
-    CPU node that Azure ML picks by quota, cost and disk size, on the dedicated tier, in the
-    workspace's region ("Model training on serverless compute": "When `compute` isn't
-    specified for a job, the job runs on serverless compute"). `resources.instance_type` and
-    `instance_count` choose the VM size and node count, and `queue_settings.job_tier` chooses
-    dedicated or spot (SPEC §3.5; the command job reference still says the default is `local`,
-    see §11 row 1). Nothing is missing, so this is a fact (info), never a finding; the same
-    holds for a pipeline step that names no compute (AML517).
+    Without `compute:`, command and sweep jobs run on serverless compute: by default a single CPU
+    node that Azure ML picks by quota, cost and disk size, on the dedicated tier, in the
+    workspace's region ("Model training on serverless compute": "When `compute` isn't specified for
+    a job, the job runs on serverless compute"). `resources.instance_type` and `instance_count`
+    choose the VM size and node count, and `queue_settings.job_tier` chooses dedicated or spot (the
+    command job reference still says the default is `local`). Nothing is missing, so this is a fact
+    (info), never a finding; the same holds for a pipeline step that names no compute (AML517).
+
+    See: how-to-use-serverless-compute, reference-yaml-job-command
+
+    Provenance: SPEC §3.5, §11 row 1.
     """
     data = _mapping(document.data)
     if "compute" in data:
@@ -737,14 +781,17 @@ def _tier(value: Any) -> str | None:
        kinds=JOB_KINDS + PIPELINE_KINDS)
 def job_tier_on_cluster(document: Document) -> Iterator[Finding]:
     """
-    The job tier (spot, basic, standard, premium) is how serverless compute chooses between
-    spot and dedicated capacity (SPEC §3.5, DOC:how-to-use-serverless-compute). A compute
-    cluster has its own tier, chosen when the cluster was created (dedicated or low-priority
-    nodes), and the SDK documents no effect of `job_tier` there. SPEC §3.8 lists the allowed
-    values but says neither that the service rejects the key on a cluster nor that it ignores
-    it, and a named compute may be a Kubernetes or virtual cluster that does use tiers, so this
-    is a fact to check (info), not a finding. `priority` is meaningful on clusters and is not
-    reported.
+    The job tier (spot, basic, standard, premium) is how serverless compute chooses between spot
+    and dedicated capacity. A compute cluster has its own tier, chosen when the cluster was created
+    (dedicated or low-priority nodes), and the SDK documents no effect of `job_tier` there. The
+    command job reference lists the allowed values but says neither that the service rejects the
+    key on a cluster nor that it ignores it, and a named compute may be a Kubernetes or virtual
+    cluster that does use tiers, so this is a fact to check (info), not a finding. `priority` is
+    meaningful on clusters and is not reported.
+
+    See: how-to-use-serverless-compute, reference-yaml-job-command
+
+    Provenance: SPEC §3.5, §3.8.
     """
     for holder in holders(document):
         context = holder.context
@@ -771,10 +818,14 @@ def job_tier_on_cluster(document: Document) -> Iterator[Finding]:
        kinds=("commandJob",) + PIPELINE_KINDS)
 def command_timeout(document: Document) -> Iterator[Finding]:
     """
-    `limits.timeout` is the longest the job may run, in seconds, after which it is cancelled
-    (SPEC §3.8). The SDK sends any integer as an ISO-8601 duration without a range check, and
-    unlike sweep limits it does not round command-job timeouts up (SPEC §12 rule 20): a timeout
-    of 0 or less leaves the job no time to run. Sweep limits are checked by the sweep rules.
+    `limits.timeout` is the longest the job may run, in seconds, after which it is cancelled. The
+    SDK sends any integer as an ISO-8601 duration without a range check, and unlike sweep limits it
+    does not round command-job timeouts up: a timeout of 0 or less leaves the job no time to run.
+    Sweep limits are checked by the sweep rules.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.8, §12 rule 20.
     """
     for holder in holders(document):
         context = holder.context
@@ -817,13 +868,17 @@ def _writes_outputs_by_command(command: Any) -> bool:
        kinds=JOB_KINDS + PIPELINE_KINDS)
 def spot_without_checkpoints(document: Document) -> Iterator[Finding]:
     """
-    Spot capacity (`queue_settings.job_tier: spot`) is cheaper because Azure may take the VMs
-    back at any time; the job is then requeued and its command starts again from the
-    beginning. Only what was saved survives: files under `./outputs` are uploaded with the
-    job (SPEC §9.4), as are declared outputs. When the entry script (found from `command` under
-    the local `code:` folder, see validator/pycode.py) never mentions `./outputs` and the
-    command passes no output folder, a preempted job cannot resume: save checkpoints there and
-    load the latest one at start. Nothing is said when the script cannot be found.
+    Spot capacity (`queue_settings.job_tier: spot`) is cheaper because Azure may take the VMs back
+    at any time; the job is then requeued and its command starts again from the beginning. Only
+    what was saved survives: files under `./outputs` are uploaded with the job, as are declared
+    outputs. When the entry script (found from `command` under the local `code:` folder, see
+    validator/pycode.py) never mentions `./outputs` and the command passes no output folder, a
+    preempted job cannot resume: save checkpoints there and load the latest one at start. Nothing
+    is said when the script cannot be found.
+
+    See: how-to-use-serverless-compute
+
+    Provenance: SPEC §9.4.
     """
     for holder in holders(document):
         context = holder.context

@@ -301,10 +301,14 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
     Input and output names of a job are letters, digits and underscores and do not start with a
     digit (`^[A-Za-z_][A-Za-z0-9_]*$`). The SDK loads `learning-rate:` without a word and only
     fails at submission ("Key name learning-rate must be composed letters, numbers, and
-    underscore", SPEC §3.2); an inline pipeline step becomes an anonymous component, whose port
-    names follow the same rule. Pipeline-level inputs may in addition be dotted parameter groups
+    underscore"); an inline pipeline step becomes an anonymous component, whose port names follow
+    the same rule. Pipeline-level inputs may in addition be dotted parameter groups
     (`training.lr`). Rename the port and every `${{inputs.<name>}}` that uses it. The ports of a
     step that uses a component are named by the component (AML5xx).
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         if port.level not in DECLARING:
@@ -332,12 +336,16 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
        kinds=JOBS)
 def io_name_case_clash(document: Document) -> Iterator[Finding]:
     """
-    Port names of one job must be unique ignoring case, across its inputs and outputs together
-    (SPEC §12 rule 13; the components' rule "Invalid component input names 'a' and 'A', which
-    are equal ignore case"). `lr` and `LR` are one name to the service, so one of them is lost
-    or the submission fails; an input and an output of the same name make `data` ambiguous in
-    logs, the studio and the environment of the job. Checked for command and sweep jobs, the
-    pipeline's own ports, and each inline step.
+    Port names of one job must be unique ignoring case, across its inputs and outputs together (the
+    components' rule "Invalid component input names 'a' and 'A', which are equal ignore case").
+    `lr` and `LR` are one name to the service, so one of them is lost or the submission fails; an
+    input and an output of the same name make `data` ambiguous in logs, the studio and the
+    environment of the job. Checked for command and sweep jobs, the pipeline's own ports, and each
+    inline step.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §12 rule 13.
     """
     seen: dict[Path_, dict[str, Port]] = {}
     for port in ports(document):
@@ -366,14 +374,17 @@ def io_name_case_clash(document: Document) -> Iterator[Finding]:
        kinds=JOBS)
 def unused_input(document: Document) -> Iterator[Finding]:
     """
-    A job's inputs reach the script only through `${{inputs.<name>}}` in the command (for a
-    sweep, in `trial.command`; SPEC §3.10). An input that nothing refers to is uploaded or
-    recorded, and the script runs with its own default instead: usually a flag that was
-    forgotten or renamed. Also checked for inline pipeline steps. Not reported: an input that
-    another string of the job uses (an environment variable `${{inputs.x}}`), one named in an
-    `AZURE_ML_INPUT_<name>` / `AZUREML_SWEEP_<name>` / `AZUREML_PARAMETER_<name>` variable, and a
-    step input bound to `${{parent.jobs.<step>.outputs.<name>}}` (it orders the steps even when
-    unused).
+    A job's inputs reach the script only through `${{inputs.<name>}}` in the command (for a sweep,
+    in `trial.command`). An input that nothing refers to is uploaded or recorded, and the script
+    runs with its own default instead: usually a flag that was forgotten or renamed. Also checked
+    for inline pipeline steps. Not reported: an input that another string of the job uses (an
+    environment variable `${{inputs.x}}`), one named in an `AZURE_ML_INPUT_<name>` /
+    `AZUREML_SWEEP_<name>` / `AZUREML_PARAMETER_<name>` variable, and a step input bound to
+    `${{parent.jobs.<step>.outputs.<name>}}` (it orders the steps even when unused).
+
+    See: concept-expressions, reference-yaml-job-command
+
+    Provenance: SPEC §3.10.
     """
     for holder, base, owner, level in _holders(document):
         used = _used_names(holder, "inputs")
@@ -399,12 +410,16 @@ def unused_input(document: Document) -> Iterator[Finding]:
        good=JOB_WITH_OUTPUT, kinds=JOBS)
 def unused_output(document: Document) -> Iterator[Finding]:
     """
-    An output gets a storage location mounted read-write (or uploaded at the end, SPEC §3.3),
-    but only `${{outputs.<name>}}` in the command tells the script where that is. An output
-    the command never names usually stays empty; files written to `./outputs` are saved with
-    the job anyway, without any declared output. This is a fact, not a mistake: a script may
-    find the location another way (`AZURE_ML_OUTPUT_<name>`; for a sweep, `AZUREML_SWEEP_<name>`),
-    and such mentions count as a use.
+    An output gets a storage location mounted read-write (or uploaded at the end), but only
+    `${{outputs.<name>}}` in the command tells the script where that is. An output the command
+    never names usually stays empty; files written to `./outputs` are saved with the job anyway,
+    without any declared output. This is a fact, not a mistake: a script may find the location
+    another way (`AZURE_ML_OUTPUT_<name>`; for a sweep, `AZUREML_SWEEP_<name>`), and such mentions
+    count as a use.
+
+    See: reference-yaml-job-command, how-to-read-write-data-v2
+
+    Provenance: SPEC §3.3.
     """
     for holder, base, owner, level in _holders(document):
         used = _used_names(holder, "outputs")
@@ -446,12 +461,15 @@ def _pipeline_input_uses(data: dict) -> set[str]:
        good=PIPELINE, kinds=("pipelineJob",))
 def unbound_pipeline_input(document: Document) -> Iterator[Finding]:
     """
-    A pipeline-level input reaches a step only through a binding `${{parent.inputs.<name>}}`
-    in that step's `inputs:` (SPEC §5.4). An input no step binds is recorded with the run and
-    shown in the studio, but changes nothing: often a binding that was forgotten. Reported as
-    information, because pipelines also use inputs as recorded parameters. A pipeline whose
-    `component:` is a pipeline component hands its inputs to that component and is not checked
-    here.
+    A pipeline-level input reaches a step only through a binding `${{parent.inputs.<name>}}` in
+    that step's `inputs:`. An input no step binds is recorded with the run and shown in the studio,
+    but changes nothing: often a binding that was forgotten. Reported as information, because
+    pipelines also use inputs as recorded parameters. A pipeline whose `component:` is a pipeline
+    component hands its inputs to that component and is not checked here.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.4.
     """
     data = _mapping(document.data)
     if "component" in data or not isinstance(data.get("jobs"), dict):
@@ -486,13 +504,17 @@ def _has_value(value: Any) -> bool | None:
        bad=JOB.replace("--lr ${{inputs.lr}}", "$[[--lr ${{inputs.lr}}]]"), good=JOB, kinds=JOBS)
 def optional_block_in_job(document: Document) -> Iterator[Finding]:
     """
-    `$[[ ... ]]` drops its text when the optional input inside it has no value (SPEC §3.10).
-    Only components have optional inputs; in a job every declared input has a value (a literal,
-    `value:` or a `path`), so the block is always kept and the brackets only suggest an option
-    that does not exist. Removing the input to drop the flag does not work either: the
-    reference is then undeclared (AML202). Write the text without the brackets, or make the
-    command a component with an `optional: true` input. Not reported: blocks whose input is a
-    pipeline binding or a data input without a `path`.
+    `$[[ ... ]]` drops its text when the optional input inside it has no value. Only components
+    have optional inputs; in a job every declared input has a value (a literal, `value:` or a
+    `path`), so the block is always kept and the brackets only suggest an option that does not
+    exist. Removing the input to drop the flag does not work either: the reference is then
+    undeclared (AML202). Write the text without the brackets, or make the command a component with
+    an `optional: true` input. Not reported: blocks whose input is a pipeline binding or a data
+    input without a `path`.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §3.10.
     """
     for site in command_sites(document):
         if site.path not in (("command",), ("trial", "command")) and not (
@@ -569,13 +591,17 @@ def _environment_variables(document: Document) -> Iterator[tuple[Path_, dict]]:
        good=JOB + "environment_variables:\n  USE_GPU: \"true\"\n", kinds=JOBS)
 def yaml_coerced_value(document: Document) -> Iterator[Finding]:
     """
-    Azure ML reads specs as YAML 1.1 and passes literal inputs and environment variables to the
-    job as Python's `str()` of what YAML read (SPEC §3.2): `yes`/`no`/`on`/`off` are booleans and
-    arrive as `True`/`False`, `010` is octal 8, `1:30` is the base-60 number 90, and an
-    environment variable written `3.10` arrives as `3.1` (`true` as `True`). Quote the value to
-    pass the text as written. For inputs only a change of meaning is reported (`true` → `True`
-    and `1.50` → `1.5` are the same value to a script that parses them); environment variables
-    are text, so any change is. The SDK does not type-check environment variables at all.
+    Azure ML reads specs as YAML 1.1 and passes literal inputs and environment variables to the job
+    as Python's `str()` of what YAML read: `yes`/`no`/`on`/`off` are booleans and arrive as
+    `True`/`False`, `010` is octal 8, `1:30` is the base-60 number 90, and an environment variable
+    written `3.10` arrives as `3.1` (`true` as `True`). Quote the value to pass the text as
+    written. For inputs only a change of meaning is reported (`true` → `True` and `1.50` → `1.5`
+    are the same value to a script that parses them); environment variables are text, so any change
+    is. The SDK does not type-check environment variables at all.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.2.
     """
     for port, where, value in _literal_inputs(document):
         token = _source_token(document, where)
@@ -625,14 +651,19 @@ def _at(data: Any, path: Path_) -> Any:
        kinds=JOBS + ("commandComponent",))
 def undocumented_output_mode(document: Document) -> Iterator[Finding]:
     """
-    The job YAML reference lists two output modes: `rw_mount` (the default: the folder is
-    mounted read-write) and `upload` (files are uploaded when the job ends). The SDK also
-    accepts `mount` and `direct` (SPEC §3.3, §11 row 13). Only the Python `Output` class
-    reference mentions `direct` ("pass in the URI as a string"): the script then gets a storage
-    URL and must write there with its own credentials. Use `rw_mount` or `upload`; where
-    `direct` is really meant, suppress the warning on that line. A Spark step is the exception:
-    its outputs are written by Spark itself to storage, and `direct` is the only mode Spark
-    outputs take (Microsoft's Spark pipeline examples say so), so they are not reported.
+    The job YAML reference lists two output modes: `rw_mount` (the default: the folder is mounted
+    read-write) and `upload` (files are uploaded when the job ends). The SDK also accepts `mount`
+    and `direct`. Only the Python `Output` class reference mentions `direct` ("pass in the URI as a
+    string"): the script then gets a storage URL and must write there with its own credentials. Use
+    `rw_mount` or `upload`; where `direct` is really meant, suppress the warning on that line. A
+    Spark step is the exception: its outputs are written by Spark itself to storage, and `direct`
+    is the only mode Spark outputs take (Microsoft's Spark pipeline examples say so), so they are
+    not reported.
+
+    See: reference-yaml-job-command,
+         https://learn.microsoft.com/python/api/azure-ai-ml/azure.ai.ml.output
+
+    Provenance: SPEC §3.3, §11 row 13.
     """
     for port in ports(document):
         if port.direction != "output":
@@ -657,11 +688,15 @@ def undocumented_output_mode(document: Document) -> Iterator[Finding]:
        kinds=("commandComponent",))
 def port_mode_direction(document: Document) -> Iterator[Finding]:
     """
-    A component's port `mode` is not checked against its direction by the SDK (its schema
-    accepts every mode on both), but a job refuses `rw_mount` on an input, and an output
-    cannot be a read-only mount or a download (SPEC §3.2, §3.3). `eval_mount` and
-    `eval_download` exist only for `mltable` inputs. Input modes: `ro_mount`, `download`,
-    `direct` (+ the eval modes for mltable); output modes: `rw_mount`, `upload`.
+    A component's port `mode` is not checked against its direction by the SDK (its schema accepts
+    every mode on both), but a job refuses `rw_mount` on an input, and an output cannot be a
+    read-only mount or a download. `eval_mount` and `eval_download` exist only for `mltable`
+    inputs. Input modes: `ro_mount`, `download`, `direct` (+ the eval modes for mltable); output
+    modes: `rw_mount`, `upload`.
+
+    See: reference-yaml-job-command, how-to-read-write-data-v2
+
+    Provenance: SPEC §3.2, §3.3.
     """
     for port in ports(document):
         mode, where = _mode(port)
@@ -687,10 +722,14 @@ def port_mode_direction(document: Document) -> Iterator[Finding]:
        good=JOB_WITH_OUTPUT + "    name: churn-model\n    version: \"3\"\n", kinds=JOBS)
 def output_version_without_name(document: Document) -> Iterator[Finding]:
     """
-    `name` and `version` on an output register what the job writes as a data or model asset
-    (SPEC §3.3). A name alone is fine (the service picks the next version); a version alone
-    names no asset: the SDK reference says "a version can be set only when name is set", and
-    the SDK sends it on unchecked.
+    `name` and `version` on an output register what the job writes as a data or model asset. A name
+    alone is fine (the service picks the next version); a version alone names no asset: the SDK
+    reference says "a version can be set only when name is set", and the SDK sends it on unchecked.
+
+    See: reference-yaml-job-command,
+         https://learn.microsoft.com/python/api/azure-ai-ml/azure.ai.ml.output
+
+    Provenance: SPEC §3.3.
     """
     for port in ports(document):
         if port.direction != "output" or not isinstance(port.value, dict):
@@ -713,10 +752,14 @@ def output_version_without_name(document: Document) -> Iterator[Finding]:
 def output_path_expression(document: Document) -> Iterator[Finding]:
     """
     The service resolves three expressions in an output's `path` when the job is submitted:
-    `${{name}}` (the job name), `${{output_name}}` and `${{default_datastore}}` (SPEC §3.10,
-    "output path expressions"). Anything else, such as `${{inputs.x}}`, is not resolved there:
-    the output lands under a folder literally named after the expression, or the submission
-    fails. In a step's own `outputs:` `${{parent.*}}` bindings are left to the pipeline rules.
+    `${{name}}` (the job name), `${{output_name}}` and `${{default_datastore}}`. Anything else,
+    such as `${{inputs.x}}`, is not resolved there: the output lands under a folder literally named
+    after the expression, or the submission fails. In a step's own `outputs:` `${{parent.*}}`
+    bindings are left to the pipeline rules.
+
+    See: concept-expressions
+
+    Provenance: SPEC §3.10 ("output path expressions").
     """
     for port in ports(document):
         path = port.field("path")
@@ -750,9 +793,13 @@ def unsupported_path_scheme(document: Document) -> Iterator[Finding]:
     """
     A data path is a local path, an `azureml:` asset or datastore URI (`azureml://datastores/
     <datastore>/paths/<path>`), an `https://` (or public `http://`) URL, or Azure storage:
-    `wasbs://`, `abfss://`, `adl://` (SPEC §3.2). The SDK accepts any string; the job then
-    fails when the service cannot resolve the path. Copy the data into Azure storage (or
-    register a datastore for it) and use an `azureml://` path.
+    `wasbs://`, `abfss://`, `adl://`. The SDK accepts any string; the job then fails when the
+    service cannot resolve the path. Copy the data into Azure storage (or register a datastore for
+    it) and use an `azureml://` path.
+
+    See: how-to-read-write-data-v2, reference-yaml-core-syntax
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         path = port.field("path")
@@ -780,10 +827,13 @@ def unsupported_path_scheme(document: Document) -> Iterator[Finding]:
 def uri_file_folder_path(document: Document) -> Iterator[Finding]:
     """
     `uri_file` is one file: mounted or downloaded as a file, its path given to the script is a
-    file's (SPEC §3.2). A path ending with `/` names a folder, so the job fails to mount it or
-    the script gets a folder where it expects a file. Use `uri_folder` for a folder, or name
-    the file. Local paths are checked against the disk instead (AML220): there a trailing
-    slash is harmless.
+    file's. A path ending with `/` names a folder, so the job fails to mount it or the script gets
+    a folder where it expects a file. Use `uri_folder` for a folder, or name the file. Local paths
+    are checked against the disk instead (AML220): there a trailing slash is harmless.
+
+    See: how-to-read-write-data-v2
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         path = port.field("path")
@@ -806,11 +856,15 @@ def uri_file_folder_path(document: Document) -> Iterator[Finding]:
        good=JOB_WITH_DATA.replace("path: azureml:churn-raw:3", "path: ."), kinds=JOBS)
 def local_path_kind_mismatch(document: Document) -> Iterator[Finding]:
     """
-    A local input is uploaded when the job is submitted and then given to the script as what
-    its `type` says (SPEC §3.2): `uri_folder` (also the default when `type` is absent) is a
-    folder, `uri_file` a file. A folder uploaded as a `uri_file`, or a file as a `uri_folder`,
-    makes the mount fail or hands the script the wrong kind of path. The path is resolved from
-    the folder of the YAML file; a path that does not exist is reported by AML8xx.
+    A local input is uploaded when the job is submitted and then given to the script as what its
+    `type` says: `uri_folder` (also the default when `type` is absent) is a folder, `uri_file` a
+    file. A folder uploaded as a `uri_file`, or a file as a `uri_folder`, makes the mount fail or
+    hands the script the wrong kind of path. The path is resolved from the folder of the YAML file;
+    a path that does not exist is reported by AML8xx.
+
+    See: how-to-read-write-data-v2
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         if port.direction != "input" or port.level not in DATA_PORTS:

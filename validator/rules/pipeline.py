@@ -432,11 +432,14 @@ def fixed_step_name(name: str, taken: set[str] | None = None) -> str:
        bad=PIPELINE.replace("  train:\n", "  Train-Model:\n"), good=PIPELINE, kinds=PIPELINES)
 def invalid_step_name(document: Document) -> Iterator[Finding]:
     """
-    Step names become Python identifiers in the SDK and must match `^[a-z_][a-z0-9_]*$`
-    (SPEC §5.3, §12 rule 41). The SDK refuses other names with a message that forgets to say
-    which one ("Pipeline node name should be a valid python identifier... Currently got
-    {name}."); amllab names the step and suggests a valid spelling. Remember to rename the
-    `${{parent.jobs.<step>...}}` bindings that use it.
+    Step names become Python identifiers in the SDK and must match `^[a-z_][a-z0-9_]*$`. The SDK
+    refuses other names with a message that forgets to say which one ("Pipeline node name should be
+    a valid python identifier... Currently got {name}."); amllab names the step and suggests a
+    valid spelling. Remember to rename the `${{parent.jobs.<step>...}}` bindings that use it.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.3, §12 rule 41.
     """
     steps = _mapping(_mapping(document.data).get("jobs"))
     taken = {str(name) for name in steps}
@@ -464,9 +467,13 @@ def invalid_step_name(document: Document) -> Iterator[Finding]:
        bad=PIPELINE.replace("parent.jobs.prep.", "parent.jobs.prepare."), good=PIPELINE, kinds=PIPELINES)
 def unknown_step(document: Document) -> Iterator[Finding]:
     """
-    A step's input can read another step's output (`${{parent.jobs.prep.outputs.clean}}`),
-    which also makes it wait for that step. When the step does not exist, azure-ai-ml stops
-    with "Failed to find referenced source for input binding" (SPEC §5.5, §12 rule 42).
+    A step's input can read another step's output (`${{parent.jobs.prep.outputs.clean}}`), which
+    also makes it wait for that step. When the step does not exist, azure-ai-ml stops with "Failed
+    to find referenced source for input binding".
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.5, §12 rule 42.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -491,11 +498,14 @@ def unknown_step(document: Document) -> Iterator[Finding]:
        good=PIPELINE, kinds=PIPELINES)
 def unknown_step_port(document: Document) -> Iterator[Finding]:
     """
-    The port must be declared by the step's component (or, for an inline command step, by the
-    step itself). The SDK fails on a missing output ("Failed to find referenced source for
-    input binding") and lets a missing input through, which then has no value (SPEC §5.5, §12
-    rule 42). A component that is only registered (`azureml:`) cannot be read offline: then
-    only the step name is checked.
+    The port must be declared by the step's component (or, for an inline command step, by the step
+    itself). The SDK fails on a missing output ("Failed to find referenced source for input
+    binding") and lets a missing input through, which then has no value. A component that is only
+    registered (`azureml:`) cannot be read offline: then only the step name is checked.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 42.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -524,9 +534,13 @@ def unknown_step_port(document: Document) -> Iterator[Finding]:
        bad=PIPELINE.replace("parent.inputs.raw_data", "parent.inputs.raw"), good=PIPELINE, kinds=PIPELINES)
 def undeclared_pipeline_input(document: Document) -> Iterator[Finding]:
     """
-    `${{parent.inputs.X}}` reads the pipeline job's (or pipeline component's) own input X.
-    Nothing in the SDK or at submission checks that X exists: the step simply gets no value,
-    and a required input then fails the step at run time (SPEC §5.5, §12 rule 43).
+    `${{parent.inputs.X}}` reads the pipeline job's (or pipeline component's) own input X. Nothing
+    in the SDK or at submission checks that X exists: the step simply gets no value, and a required
+    input then fails the step at run time.
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.5, §12 rule 43.
     """
     pipeline = analyse(document)
     if pipeline.inputs is None:
@@ -554,9 +568,13 @@ def undeclared_pipeline_input(document: Document) -> Iterator[Finding]:
        kinds=PIPELINES)
 def undeclared_pipeline_output(document: Document) -> Iterator[Finding]:
     """
-    A step output bound to `${{parent.outputs.Y}}` is promoted to the pipeline's output Y. The
-    SDK does not check that Y is declared (SPEC §5.5, §12 rule 43): the step's output is then
-    not promoted anywhere, and a pipeline component's caller cannot read it.
+    A step output bound to `${{parent.outputs.Y}}` is promoted to the pipeline's output Y. The SDK
+    does not check that Y is declared: the step's output is then not promoted anywhere, and a
+    pipeline component's caller cannot read it.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 43.
     """
     pipeline = analyse(document)
     if pipeline.outputs is None:
@@ -582,9 +600,13 @@ def undeclared_pipeline_output(document: Document) -> Iterator[Finding]:
 def step_output_binding(document: Document) -> Iterator[Finding]:
     """
     A step's output is produced by the step; the only binding it can take is a promotion to a
-    pipeline output, `${{parent.outputs.Y}}`. Binding it to a pipeline input or to another
-    step's port makes no sense, and the SDK does not notice (SPEC §5.4, §12 rule 43). To feed
-    another step, bind that step's *input* to `${{parent.jobs.<step>.outputs.<name>}}`.
+    pipeline output, `${{parent.outputs.Y}}`. Binding it to a pipeline input or to another step's
+    port makes no sense, and the SDK does not notice. To feed another step, bind that step's
+    *input* to `${{parent.jobs.<step>.outputs.<name>}}`.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.4, §12 rule 43.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -611,10 +633,14 @@ def step_output_binding(document: Document) -> Iterator[Finding]:
        kinds=PIPELINES)
 def legacy_binding(document: Document) -> Iterator[Finding]:
     """
-    The SDK still accepts the old forms `${{inputs.x}}`, `${{jobs.<step>.outputs.y}}` (in a
-    step's inputs) and `${{outputs.y}}` (in a step's outputs) and reads them as their `parent.`
-    forms (SPEC §5.4). They are easily confused with a command's own `${{inputs.x}}`; the
-    documentation only uses the `parent.` forms.
+    The SDK still accepts the old forms `${{inputs.x}}`, `${{jobs.<step>.outputs.y}}` (in a step's
+    inputs) and `${{outputs.y}}` (in a step's outputs) and reads them as their `parent.` forms.
+    They are easily confused with a command's own `${{inputs.x}}`; the documentation only uses the
+    `parent.` forms.
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.4.
     """
     for binding in analyse(document).bindings:
         if not binding.legacy:
@@ -636,8 +662,11 @@ def legacy_binding(document: Document) -> Iterator[Finding]:
 def shared_pipeline_output(document: Document) -> Iterator[Finding]:
     """
     A pipeline output has one producer. When two step outputs are promoted to the same
-    `${{parent.outputs.Y}}`, only one of them ends up there and the other is silently lost
-    (SPEC §12 rule 51).
+    `${{parent.outputs.Y}}`, only one of them ends up there and the other is silently lost.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §12 rule 51.
     """
     first: dict[str, Binding] = {}
     for binding in analyse(document).bindings:
@@ -683,11 +712,14 @@ def step_edges(pipeline: Pipeline) -> list[tuple[str, str]]:
        good=PIPELINE, kinds=PIPELINES)
 def step_cycle(document: Document) -> Iterator[Finding]:
     """
-    A step that binds `${{parent.jobs.prep...}}` runs after `prep` ("job B will get executed
-    after job A"). When bindings form a cycle, none of its steps can ever start. The SDK loads,
-    validates and submits such a pipeline without a word (SPEC §5.5, §12 rule 44). Each cycle
-    is reported once, with its path (`a -> b -> a`: `a` feeds `b`, which feeds `a`), at the
-    binding that closes it.
+    A step that binds `${{parent.jobs.prep...}}` runs after `prep` ("job B will get executed after
+    job A"). When bindings form a cycle, none of its steps can ever start. The SDK loads, validates
+    and submits such a pipeline without a word. Each cycle is reported once, with its path (`a -> b
+    -> a`: `a` feeds `b`, which feeds `a`), at the binding that closes it.
+
+    See: reference-yaml-job-pipeline, how-to-create-component-pipelines-cli
+
+    Provenance: SPEC §5.5, §12 rule 44.
     """
     pipeline = analyse(document)
     waits = step_dependencies(pipeline)
@@ -744,12 +776,16 @@ def _required(spec: Any) -> bool:
        good=COMPONENT_STEP, kinds=PIPELINES)
 def missing_required_input(document: Document) -> Iterator[Finding]:
     """
-    Every input of the step's component that has no `default` and is not `optional: true`
-    must get a value from the step's `inputs:` (for a sweep step, a search-space entry counts).
-    Otherwise the SDK's validation fails with "Required input 'x' for component 'node' not
-    provided" (SPEC §5.5, §12 rule 45). A pipeline job that runs a pipeline component
-    (`component:` at the top) must give that component's required inputs in its own `inputs:`.
-    Registered components (`azureml:`) cannot be read offline and are not checked.
+    Every input of the step's component that has no `default` and is not `optional: true` must get
+    a value from the step's `inputs:` (for a sweep step, a search-space entry counts). Otherwise
+    the SDK's validation fails with "Required input 'x' for component 'node' not provided". A
+    pipeline job that runs a pipeline component (`component:` at the top) must give that
+    component's required inputs in its own `inputs:`. Registered components (`azureml:`) cannot be
+    read offline and are not checked.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 45.
     """
     pipeline = analyse(document)
     for step in _component_steps(pipeline):
@@ -785,10 +821,14 @@ def missing_required_input(document: Document) -> Iterator[Finding]:
        good=COMPONENT_STEP, kinds=PIPELINES)
 def undeclared_component_port(document: Document) -> Iterator[Finding]:
     """
-    A step's `inputs:` and `outputs:` fill in the ports its component declares. A key the
-    component does not have is silently dropped by the SDK (SPEC §5.5, §12 rule 45): the
-    value never reaches the job, and the component input that was meant keeps its default.
-    The same holds for a pipeline job that runs a pipeline component (`component:` at the top).
+    A step's `inputs:` and `outputs:` fill in the ports its component declares. A key the component
+    does not have is silently dropped by the SDK: the value never reaches the job, and the
+    component input that was meant keeps its default. The same holds for a pipeline job that runs a
+    pipeline component (`component:` at the top).
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 45.
     """
     pipeline = analyse(document)
     targets: list[tuple[Path_, dict, Definition, str]] = []
@@ -825,10 +865,14 @@ def undeclared_component_port(document: Document) -> Iterator[Finding]:
        good=COMPONENT_STEP, kinds=PIPELINES)
 def optional_input_to_required(document: Document) -> Iterator[Finding]:
     """
-    A pipeline input marked `optional: true` may be left out when the pipeline runs; bound
-    directly to a component input that is not optional, the step would then have no value.
-    azure-ai-ml refuses this ("Pipeline optional Input binding to required inputs", SPEC
-    §5.5), even when the component input has a default.
+    A pipeline input marked `optional: true` may be left out when the pipeline runs; bound directly
+    to a component input that is not optional, the step would then have no value. azure-ai-ml
+    refuses this ("Pipeline optional Input binding to required inputs"), even when the component
+    input has a default.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5.
     """
     pipeline = analyse(document)
     declared = pipeline.inputs or {}
@@ -866,11 +910,15 @@ def _definition_site(step: Step) -> Path_:
 def step_type_mismatch(document: Document) -> Iterator[Finding]:
     """
     A `type: command` (or untyped) step runs a command component, a `type: pipeline` step a
-    pipeline component, and a sweep step's `trial` is a command component (SPEC §5.3). With
-    the wrong pairing the SDK matches the step against the wrong schema and fails with
-    confusing messages, or the service rejects the job. A pipeline job's top-level
-    `component:` must be a pipeline component. The example's component file is one of
-    amllab's test files (the path is relative to the repository root).
+    pipeline component, and a sweep step's `trial` is a command component. With the wrong pairing
+    the SDK matches the step against the wrong schema and fails with confusing messages, or the
+    service rejects the job. A pipeline job's top-level `component:` must be a pipeline component.
+    The example's component file is one of amllab's test files (the path is relative to the
+    repository root).
+
+    See: reference-yaml-job-pipeline, reference-yaml-component-pipeline
+
+    Provenance: SPEC §5.3.
     """
     pipeline = analyse(document)
     for step in pipeline.steps.values():
@@ -939,9 +987,13 @@ def not_a_component(document: Document) -> Iterator[Finding]:
        bad=_file_step("AML515", "prep_dta.yml"), good=_file_step("AML515", "prep.yml"), kinds=PIPELINES)
 def component_file_not_found(document: Document) -> Iterator[Finding]:
     """
-    A local `component:` or `trial:` path is resolved against the folder of the YAML file
-    that contains it (SPEC §1.2). A missing file stops `az ml job create` with "No such file
-    or directory"; the message shows where amllab looked and the closest file name there.
+    A local `component:` or `trial:` path is resolved against the folder of the YAML file that
+    contains it. A missing file stops `az ml job create` with "No such file or directory"; the
+    message shows where amllab looked and the closest file name there.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §1.2.
     """
     for where, definition in _local_definitions(document):
         referenced = definition.referenced
@@ -1146,25 +1198,28 @@ _SERVERLESS_HINT = ("to say so, write `settings.default_compute: azureml:serverl
 def no_compute(document: Document) -> Iterator[Finding]:
     """
     Each step runs on its own `compute`, else on the pipeline job's `compute`, else on
-    `settings.default_compute`. With none of them, today's service runs the step on
-    serverless compute, as it runs a command job that names no compute (DOC
-    how-to-use-serverless-compute: a single node on a CPU VM that Azure ML picks by quota,
-    cost and disk size, dedicated tier; `resources.instance_type`/`instance_count` on the step
-    choose otherwise). Issue 10 found Microsoft's example pipelines that name no compute
-    running this way, so this is a fact, not a finding. Steps of sub-pipelines count too, and
-    so do the steps of a pipeline component that a job runs as a whole (`component:` at the
-    top). A spark step does not take a compute at all when it has `resources` (serverless
-    Spark: `instance_type` and `runtime_version`); one with neither is AML520. Steps of other
-    types (import, data_transfer) are not judged here. Pipeline *components* are exempt: their
-    compute comes from the job that runs them. The form of `default_compute` is checked by the
-    compute family (AML4xx).
+    `settings.default_compute`. With none of them, today's service runs the step on serverless
+    compute, as it runs a command job that names no compute (a single node on a CPU VM that Azure
+    ML picks by quota, cost and disk size, dedicated tier;
+    `resources.instance_type`/`instance_count` on the step choose otherwise). Microsoft's example
+    pipelines that name no compute run this way, so this is a fact, not a finding. Steps of
+    sub-pipelines count too, and so do the steps of a pipeline component that a job runs as a whole
+    (`component:` at the top). A spark step does not take a compute at all when it has `resources`
+    (serverless Spark: `instance_type` and `runtime_version`); one with neither is AML520. Steps of
+    other types (import, data_transfer) are not judged here. Pipeline *components* are exempt:
+    their compute comes from the job that runs them. The form of `default_compute` is checked by
+    the compute family (AML4xx).
 
-    Correction to SPEC §5.2 and §12 rule 47, which call a missing compute an error: that is
-    azure-ai-ml's client-side check (`_validate()` reports `jobs.<step>.compute: Compute not
-    set` for command, sweep and parallel steps, and `az ml job create` runs it unless given
-    `--skip-validation`), not the service's. The documented way to ask for serverless compute
-    in a pipeline is `settings.default_compute: azureml:serverless`, which satisfies both, and
-    the message suggests it.
+    A missing compute is not an error: "Compute not set" is azure-ai-ml's client-side check
+    (`_validate()` reports `jobs.<step>.compute: Compute not set` for command, sweep and parallel
+    steps, and `az ml job create` runs it unless given `--skip-validation`), not the service's. The
+    documented way to ask for serverless compute in a pipeline is `settings.default_compute:
+    azureml:serverless`, which satisfies both, and the message suggests it.
+
+    See: how-to-use-serverless-compute, reference-yaml-job-pipeline
+
+    Provenance: Issue 10 (Microsoft's example pipelines run on serverless compute). This rule
+    corrects SPEC §5.2 and §12 rule 47, which call a missing compute an error.
     """
     if _pipeline_compute(document):
         return
@@ -1260,9 +1315,13 @@ def spark_step_without_compute(document: Document) -> Iterator[Finding]:
 def malformed_binding(document: Document) -> Iterator[Finding]:
     """
     A step binding is `${{parent.inputs.<name>}}`, `${{parent.outputs.<name>}}`,
-    `${{parent.jobs.<step>.outputs.<name>}}` or `${{parent.jobs.<step>.inputs.<name>}}` (SPEC
-    §5.4). Anything else (`parent.input.x`, `parent.jobs.prep.output.x`, a missing port name)
-    resolves to nothing, and the step receives no value or the literal text.
+    `${{parent.jobs.<step>.outputs.<name>}}` or `${{parent.jobs.<step>.inputs.<name>}}`. Anything
+    else (`parent.input.x`, `parent.jobs.prep.output.x`, a missing port name) resolves to nothing,
+    and the step receives no value or the literal text.
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.4.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -1329,13 +1388,17 @@ def literal_problem(port_type: str, spec: dict, value: Any) -> str | None:
        good=COMPONENT_STEP, kinds=PIPELINES)
 def literal_input_mismatch(document: Document) -> Iterator[Finding]:
     """
-    A component declares each parameter's type (`integer`, `number`, `boolean`, `string`) and
-    may bound it (`min`, `max`) or list its values (`enum`). A step that passes a literal of
-    another type or outside those bounds is accepted when the pipeline is loaded (SPEC §5.5,
-    `EXP:p_literal_type_mismatch`) and fails at run time ("Parameter 'x' should not be less
-    than ..."), or the script receives text it cannot parse; a literal given to a data input
-    (`uri_folder`...) is not data at all. Strings that hold numbers (`"0.1"`) count as numbers,
-    as the SDK parses them. Registered components (`azureml:`) cannot be read offline.
+    A component declares each parameter's type (`integer`, `number`, `boolean`, `string`) and may
+    bound it (`min`, `max`) or list its values (`enum`). A step that passes a literal of another
+    type or outside those bounds is accepted when the pipeline is loaded and fails at run time
+    ("Parameter 'x' should not be less than ..."), or the script receives text it cannot parse; a
+    literal given to a data input (`uri_folder`...) is not data at all. Strings that hold numbers
+    (`"0.1"`) count as numbers, as the SDK parses them. Registered components (`azureml:`) cannot
+    be read offline.
+
+    See: reference-yaml-component-command, reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5; EXP:p_literal_type_mismatch.
     """
     pipeline = analyse(document)
     for step in _component_steps(pipeline):

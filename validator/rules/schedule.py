@@ -158,11 +158,14 @@ def _cron(document: Document) -> tuple[Path_, cron.Cron] | None:
        bad=CRON.replace('"0 2 * * *"', '"every day at 2"'), good=CRON, kinds=KINDS)
 def cron_field_count(document: Document) -> Iterator[Finding]:
     """
-    Azure ML reads a cron expression as five space-separated fields, `MINUTES HOURS DAYS
-    MONTHS DAYS-OF-WEEK` (SPEC §7.2, NCrontab syntax). A seconds or years field, a crontab
-    nickname such as `@daily`, or words (`every hour`) are not cron. The SDK does not parse
-    the expression (`EXP:s_cron_bad_expr` loads `every hour`), so the mistake surfaces only
-    when the service refuses the schedule.
+    Azure ML reads a cron expression as five space-separated fields, `MINUTES HOURS DAYS MONTHS
+    DAYS-OF-WEEK` (NCrontab syntax). A seconds or years field, a crontab nickname such as `@daily`,
+    or words (`every hour`) are not cron. The SDK does not parse the expression (it loads `every
+    hour`), so the mistake surfaces only when the service refuses the schedule.
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2; EXP:s_cron_bad_expr.
     """
     found = _cron(document)
     if found is None:
@@ -179,14 +182,17 @@ def cron_field_count(document: Document) -> Iterator[Finding]:
        bad=CRON.replace('"0 2 * * *"', '"0 24 * * *"'), good=CRON, kinds=KINDS)
 def cron_field_value(document: Document) -> Iterator[Finding]:
     """
-    Minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or `JAN`-`DEC`, days of
-    the week 0-6 with 0 = Sunday or `SUN`-`SAT` (SPEC §7.2); each field is `*`, a value, a
-    range `a-b`, a step `*/n` or `a-b/n`, or a comma-separated list of those. Names are
-    case-insensitive and may be written in full (`MONDAY`) or shortened to three letters or
-    more. A day of week `7` is rejected: the docs number the days 0-6 and NCrontab refuses 7
-    (other crontabs read it as Sunday). Quartz extensions (`?`, `L`, `W`, `#`) and a step of 0
-    are not part of the syntax. The DAYS and MONTHS fields must be valid too, although Azure ML
-    then ignores them (AML603).
+    Minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or `JAN`-`DEC`, days of the
+    week 0-6 with 0 = Sunday or `SUN`-`SAT`; each field is `*`, a value, a range `a-b`, a step
+    `*/n` or `a-b/n`, or a comma-separated list of those. Names are case-insensitive and may be
+    written in full (`MONDAY`) or shortened to three letters or more. A day of week `7` is
+    rejected: the docs number the days 0-6 and NCrontab refuses 7 (other crontabs read it as
+    Sunday). Quartz extensions (`?`, `L`, `W`, `#`) and a step of 0 are not part of the syntax. The
+    DAYS and MONTHS fields must be valid too, although Azure ML then ignores them (AML603).
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2.
     """
     found = _cron(document)
     if found is None:
@@ -203,11 +209,14 @@ def cron_field_value(document: Document) -> Iterator[Finding]:
        bad=CRON.replace('"0 2 * * *"', '"0 2 1 * *"'), good=CRON, kinds=KINDS)
 def cron_ignored_field(document: Document) -> Iterator[Finding]:
     """
-    Azure ML does not support the DAYS (day of the month) and MONTHS fields: "If you pass one
-    of these values, it will be ignored and treated as `*`" (DOC:how-to-schedule-pipeline-job,
-    SPEC §7.2). `0 2 1 * *` therefore runs at 02:00 every day, not on the first of the month.
-    For a monthly run use a recurrence trigger with `frequency: month` and
-    `schedule.month_days`.
+    Azure ML does not support the DAYS (day of the month) and MONTHS fields: "If you pass one of
+    these values, it will be ignored and treated as `*`". `0 2 1 * *` therefore runs at 02:00
+    every day, not on the first of the month. For a monthly run use a recurrence trigger with
+    `frequency: month` and `schedule.month_days`.
+
+    See: how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2.
     """
     found = _cron(document)
     if found is None:
@@ -265,9 +274,13 @@ def _recurrence(document: Document) -> tuple[dict, dict | None] | None:
        bad=RECURRENCE.replace("interval: 1", "interval: 0"), good=RECURRENCE, kinds=KINDS)
 def recurrence_interval(document: Document) -> Iterator[Finding]:
     """
-    `interval` counts frequency units between runs ("every 2 weeks"), so it must be at least 1
-    (SPEC §12 rule 62). The SDK accepts 0 and negative numbers (it does no range check), and
-    the schedule cannot be created from them.
+    `interval` counts frequency units between runs ("every 2 weeks"), so it must be at least 1. The
+    SDK accepts 0 and negative numbers (it does no range check), and the schedule cannot be created
+    from them.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §12 rule 62.
     """
     found = _recurrence(document)
     if found is None:
@@ -285,10 +298,13 @@ def recurrence_interval(document: Document) -> Iterator[Finding]:
        bad=RECURRENCE.replace("hours: [9]", "hours: [9, 24]"), good=RECURRENCE, kinds=KINDS)
 def recurrence_time_range(document: Document) -> Iterator[Finding]:
     """
-    `schedule.hours` are hours of the day, 0-23, and `schedule.minutes` minutes of the hour,
-    0-59 (SPEC §7.2). The SDK does not check them (`EXP:s_hours_oob` loads hours 25 and
-    minutes 75); there is no such time, so the schedule cannot fire as written. Midnight is
-    hour 0.
+    `schedule.hours` are hours of the day, 0-23, and `schedule.minutes` minutes of the hour, 0-59.
+    The SDK does not check them (it loads hours 25 and minutes 75); there is no such time, so the
+    schedule cannot fire as written. Midnight is hour 0.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2; EXP:s_hours_oob.
     """
     found = _recurrence(document)
     if found is None or found[1] is None:
@@ -306,10 +322,14 @@ def recurrence_time_range(document: Document) -> Iterator[Finding]:
        bad=RECURRENCE.replace("frequency: week", "frequency: day"), good=RECURRENCE, kinds=KINDS)
 def week_days_frequency(document: Document) -> Iterator[Finding]:
     """
-    Days of the week narrow a weekly or monthly recurrence only: with frequency `day` (or
-    `hour`, `minute`) the docs give the pattern hours and minutes alone (SPEC §7.2, §12 rule
-    62), so the listed days do not restrict when the job runs, and a schedule meant for
-    Monday-Wednesday-Friday would run every day. Use `frequency: week` with `interval: 1`.
+    Days of the week narrow a weekly or monthly recurrence only: with frequency `day` (or `hour`,
+    `minute`) the docs give the pattern hours and minutes alone, so the listed days do not restrict
+    when the job runs, and a schedule meant for Monday-Wednesday-Friday would run every day. Use
+    `frequency: week` with `interval: 1`.
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2, §12 rule 62.
     """
     found = _recurrence(document)
     if found is None or found[1] is None or "week_days" not in found[1]:
@@ -332,10 +352,13 @@ def week_days_frequency(document: Document) -> Iterator[Finding]:
        kinds=KINDS)
 def month_days_frequency(document: Document) -> Iterator[Finding]:
     """
-    Days of the month belong to a monthly recurrence (`frequency: month`, SPEC §7.2). With a
-    daily or weekly frequency the docs do not say what they would do **[inference]**: most
-    likely they are ignored and the job runs on every day (or week) the rest of the trigger
-    allows.
+    Days of the month belong to a monthly recurrence (`frequency: month`). With a daily or weekly
+    frequency the docs do not say what they would do **[inference]**: most likely they are ignored
+    and the job runs on every day (or week) the rest of the trigger allows.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2.
     """
     found = _recurrence(document)
     if found is None or found[1] is None or "month_days" not in found[1]:
@@ -358,11 +381,15 @@ def month_days_frequency(document: Document) -> Iterator[Finding]:
        kinds=KINDS)
 def pattern_frequency(document: Document) -> Iterator[Finding]:
     """
-    The docs define the `schedule` pattern for frequency `day` (hours and minutes) and `week`
-    or `month` (also week days), SPEC §7.2. With frequency `minute` or `hour` the runs follow
-    `start_time` plus multiples of `interval`, and what a pattern that names hours (it must:
-    `hours` is required) would do on top of that is not documented. Use frequency `day` with
-    the hours listed, or drop the pattern.
+    The docs define the `schedule` pattern for frequency `day` (hours and minutes) and `week` or
+    `month` (also week days). With frequency `minute` or `hour` the runs follow `start_time` plus
+    multiples of `interval`, and what a pattern that names hours (it must: `hours` is required)
+    would do on top of that is not documented. Use frequency `day` with the hours listed, or drop
+    the pattern.
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2.
     """
     found = _recurrence(document)
     if found is None or found[1] is None:
@@ -407,10 +434,14 @@ def month_days_range(document: Document) -> Iterator[Finding]:
        kinds=KINDS)
 def month_days_short_months(document: Document) -> Iterator[Finding]:
     """
-    A monthly recurrence on day 29, 30 or 31 does not fire in months without that day (SPEC
-    §7.2: "months without that day do not fire"): day 31 skips February, April, June,
-    September and November; day 29 skips February in three years out of four. For "the end
-    of every month" there is no pattern; run on day 1 and process the previous month.
+    A monthly recurrence on day 29, 30 or 31 does not fire in months without that day: day 31 skips
+    February, April, June, September and November; day 29 skips February in three years out of
+    four. For "the end of every month" there is no pattern; run on day 1 and process the previous
+    month.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2 ("months without that day do not fire").
     """
     found = _recurrence(document)
     if found is None or found[1] is None:
@@ -471,11 +502,15 @@ def _time_zone(document: Document) -> str | None:
        good=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'), kinds=KINDS)
 def unknown_time_zone(document: Document) -> Iterator[Finding]:
     """
-    Azure ML documents the Windows time-zone names for `time_zone` ("UTC", "Pacific Standard
-    Time", "W. Europe Standard Time", "UTC-11", ...: 131 values, SPEC §7.2). The SDK passes
-    any string through (`EXP:s_bad_tz`), so a misspelt name is only refused by the service.
-    IANA names (`America/Los_Angeles`) are not errors here but get AML621. Abbreviations
-    (`PST`, `CET`) and offsets (`UTC+01:00`) are not time-zone names.
+    Azure ML documents the Windows time-zone names for `time_zone` ("UTC", "Pacific Standard Time",
+    "W. Europe Standard Time", "UTC-11", ...: 131 values). The SDK passes any string through, so a
+    misspelt name is only refused by the service. IANA names (`America/Los_Angeles`) are not errors
+    here but get AML621. Abbreviations (`PST`, `CET`) and offsets (`UTC+01:00`) are not time-zone
+    names.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2; EXP:s_bad_tz.
     """
     name = _time_zone(document)
     if name is None or timezones.is_documented(name) or timezones.windows_spelling(name) \
@@ -505,11 +540,15 @@ def unknown_time_zone(document: Document) -> Iterator[Finding]:
        good=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'), kinds=KINDS)
 def time_zone_spelling(document: Document) -> Iterator[Finding]:
     """
-    The SDK accepts any string for `time_zone` (`EXP:s_bad_tz` loads `America/Los_Angeles`),
-    but the docs list only Windows time-zone names, spelt exactly (SPEC §7.2). An IANA name,
-    a documented name in other letter case, or a Windows zone missing from Azure ML's list
-    (such as "Yukon Standard Time") may be accepted by the service or not; the documented
-    spelling is certain to be. The hint gives the Windows name where amllab knows it.
+    The SDK accepts any string for `time_zone` (it loads `America/Los_Angeles`), but the docs list
+    only Windows time-zone names, spelt exactly. An IANA name, a documented name in other letter
+    case, or a Windows zone missing from Azure ML's list (such as "Yukon Standard Time") may be
+    accepted by the service or not; the documented spelling is certain to be. The hint gives the
+    Windows name where amllab knows it.
+
+    See: reference-yaml-schedule
+
+    Provenance: EXP:s_bad_tz; SPEC §7.2.
     """
     name = _time_zone(document)
     if name is None or timezones.is_documented(name):
@@ -577,10 +616,14 @@ def _times(document: Document) -> dict[str, tuple[str, dt.datetime | None]]:
        bad=CRON.replace('"2025-01-01T00:00:00"', '"tomorrow"'), good=CRON, kinds=KINDS)
 def invalid_datetime(document: Document) -> Iterator[Finding]:
     """
-    The SDK refuses anything but an ISO-8601 date and time ("Not a valid ISO8601-formatted
-    datetime string: tomorrow", SPEC §8.2): `2025-01-31T09:00:00`, optionally with seconds'
-    fractions and a `Z` or `+hh:mm` offset. A date alone (`2025-01-31`) is not enough, and
-    the date must exist (no 2025-02-30).
+    The SDK refuses anything but an ISO-8601 date and time ("Not a valid ISO8601-formatted datetime
+    string: tomorrow"): `2025-01-31T09:00:00`, optionally with seconds' fractions and a `Z` or
+    `+hh:mm` offset. A date alone (`2025-01-31`) is not enough, and the date must exist (no
+    2025-02-30).
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §8.2.
     """
     for key, (text, parsed) in _times(document).items():
         if parsed is None:
@@ -597,10 +640,13 @@ def invalid_datetime(document: Document) -> Iterator[Finding]:
        kinds=KINDS)
 def end_before_start(document: Document) -> Iterator[Finding]:
     """
-    A schedule is active from `start_time` until `end_time`; an end at or before the start
-    leaves no time in which it can fire. The SDK does not compare them
-    (`EXP:s_end_before_start`). Times without an offset are read in `time_zone`; when only
-    one of the two has an offset they are not compared.
+    A schedule is active from `start_time` until `end_time`; an end at or before the start leaves
+    no time in which it can fire. The SDK does not compare them. Times without an offset are read
+    in `time_zone`; when only one of the two has an offset they are not compared.
+
+    See: reference-yaml-schedule
+
+    Provenance: EXP:s_end_before_start.
     """
     times = _times(document)
     start = times.get("start_time", ("", None))[1]
@@ -627,11 +673,15 @@ _UTC_NAMES = {"utc", "etc/utc", "etc/gmt", "etc/uct", "etc/universal", "etc/zulu
        good=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'), kinds=KINDS)
 def offset_and_time_zone(document: Document) -> Iterator[Finding]:
     """
-    The reference page shows start times with an offset (`2022-05-10T10:15:00-04:00`) and
-    also has `time_zone` (default UTC, SPEC §7.2); it does not say which one wins when both
-    are given and disagree, so the first run may be hours off. A `Z` or `+00:00` offset with
-    `time_zone: UTC` agrees and is not reported. Write the time without an offset and let
-    `time_zone` say where it is, or drop `time_zone`.
+    The reference page shows start times with an offset (`2022-05-10T10:15:00-04:00`) and also has
+    `time_zone` (default UTC); it does not say which one wins when both are given and disagree, so
+    the first run may be hours off. A `Z` or `+00:00` offset with `time_zone: UTC` agrees and is
+    not reported. Write the time without an offset and let `time_zone` say where it is, or drop
+    `time_zone`.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2.
     """
     zone = _time_zone(document)
     if zone is None:
@@ -707,9 +757,13 @@ def _not_a_job(referenced: Referenced, reference: str, declared: str | None) -> 
        good=LOCAL, kinds=KINDS)
 def create_job_file_missing(document: Document) -> Iterator[Finding]:
     """
-    A local `create_job` path (or the `job:` of the object form) is resolved against the
-    schedule file's folder, and the SDK loads it at once ("No such file or directory",
-    SPEC §7.4). A folder is not a job file either.
+    A local `create_job` path (or the `job:` of the object form) is resolved against the schedule
+    file's folder, and the SDK loads it at once ("No such file or directory"). A folder is not a
+    job file either.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.4.
     """
     found = _local_job(document)
     if found is None:
@@ -773,11 +827,14 @@ def create_job_file_errors(document: Document) -> Iterator[Finding]:
        good=LOCAL, kinds=KINDS)
 def create_job_not_a_job(document: Document) -> Iterator[Finding]:
     """
-    A schedule creates jobs: `create_job` loads the file as a job of any type (the SDK loaded
-    a sweep job too, `EXP:s_create_job_sweep_file`, SPEC §7.4). A component file has no
-    compute, no bound inputs and no job type; point at a pipeline job that uses it. In the
-    object form, `type:` must match the file (a `type: pipeline` override cannot turn a
-    command job into a pipeline).
+    A schedule creates jobs: `create_job` loads the file as a job of any type (the SDK loads a
+    sweep job too). A component file has no compute, no bound inputs and no job type; point at a
+    pipeline job that uses it. In the object form, `type:` must match the file (a `type: pipeline`
+    override cannot turn a command job into a pipeline).
+
+    See: reference-yaml-schedule
+
+    Provenance: EXP:s_create_job_sweep_file; SPEC §7.4.
     """
     found = _local_job(document)
     if found is None:
@@ -799,11 +856,14 @@ def create_job_not_a_job(document: Document) -> Iterator[Finding]:
        good=OVERRIDES, kinds=KINDS)
 def create_job_object_type(document: Document) -> Iterator[Finding]:
     """
-    The docs say "Only pipeline job is supported" for a `create_job` mapping with overrides
-    (DOC:how-to-schedule-pipeline-job); the SDK also has command and spark variants (SPEC
-    §7.4, §11 row 11). Such a schedule may work through the SDK and still be outside what the
-    service documents. To schedule a command job without overrides, write
+    The docs say "Only pipeline job is supported" for a `create_job` mapping with overrides; the
+    SDK also has command and spark variants. Such a schedule may work through the SDK and still be
+    outside what the service documents. To schedule a command job without overrides, write
     `create_job: ./job.yml`.
+
+    See: how-to-schedule-pipeline-job, reference-yaml-schedule
+
+    Provenance: SPEC §7.4, §11 row 11.
     """
     create_job = _mapping(document.data).get("create_job")
     if not isinstance(create_job, dict):
@@ -821,9 +881,13 @@ def create_job_object_type(document: Document) -> Iterator[Finding]:
        bad=OVERRIDES.replace("  type: pipeline\n", ""), good=OVERRIDES, kinds=KINDS)
 def remote_job_without_type(document: Document) -> Iterator[Finding]:
     """
-    With a local job file the SDK reads the type from the file; with a job already in the
-    workspace (`job: azureml:<name>`) it cannot, and refuses overrides without `type`:
-    "'type' must be specified when scheduling a remote job with updates." (SPEC §7.4).
+    With a local job file the SDK reads the type from the file; with a job already in the workspace
+    (`job: azureml:<name>`) it cannot, and refuses overrides without `type`: "'type' must be
+    specified when scheduling a remote job with updates."
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.4.
     """
     create_job = _mapping(document.data).get("create_job")
     if not isinstance(create_job, dict) or "type" in create_job:
@@ -908,12 +972,15 @@ def _kind_of_literal(value: Any) -> str | None:
        good=OVERRIDES, kinds=KINDS)
 def trigger_time_site(document: Document) -> Iterator[Finding]:
     """
-    The time a schedule fired is available as `${{creation_context.trigger_time}}` in the
-    **string inputs** of the job it creates (DOC:how-to-schedule-pipeline-job, SPEC §7.3):
-    `create_job.inputs.<name>`. Anywhere else (a display name, a tag, an output path, the
-    schedule's own fields) it is not resolved and stays literal text; bound to an input the
-    job declares as a number, boolean or data input, it hands the steps a timestamp they
-    cannot use. `creation_context` has no other member.
+    The time a schedule fired is available as `${{creation_context.trigger_time}}` in the **string
+    inputs** of the job it creates: `create_job.inputs.<name>`. Anywhere else (a display name, a
+    tag, an output path, the schedule's own fields) it is not resolved and stays literal text;
+    bound to an input the job declares as a number, boolean or data input, it hands the steps a
+    timestamp they cannot use. `creation_context` has no other member.
+
+    See: how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.3.
     """
     job_inputs: dict | None = None
     for where, template, reference in _references(document, "creation_context"):
@@ -949,14 +1016,18 @@ def trigger_time_site(document: Document) -> Iterator[Finding]:
        good=OVERRIDES, kinds=KINDS)
 def job_name_site(document: Document) -> Iterator[Finding]:
     """
-    `${{name}}`, the name of the job a trigger creates, is documented for output paths
-    (SPEC §7.3: "allowed in pipeline outputs paths"), where it gives every run its own
-    folder. Microsoft's cron-with-settings example also passes it as an input value
-    (`EXM:cli/schedules/cron-with-settings-job-schedule.yml`), so inputs are not reported, nor
-    is the `path` of an inline `import_data`, where the data import examples put it
-    (`EXM:cli/assets/data/data_import_schedule_database_inline.yml`). Elsewhere (tags, names,
-    settings, the schedule's own fields) it is not documented to be resolved and may stay
+    `${{name}}`, the name of the job a trigger creates, is documented for output paths ("allowed in
+    pipeline outputs paths"), where it gives every run its own folder. Microsoft's
+    cron-with-settings example also passes it as an input value, so inputs are not reported, nor is
+    the `path` of an inline `import_data`, where the data import examples put it. Elsewhere (tags,
+    names, settings, the schedule's own fields) it is not documented to be resolved and may stay
     literal text.
+
+    See: how-to-schedule-pipeline-job,
+         https://github.com/Azure/azureml-examples/blob/main/cli/schedules/cron-with-settings-job-schedule.yml,
+         https://github.com/Azure/azureml-examples/blob/main/cli/assets/data/data_import_schedule_database_inline.yml
+
+    Provenance: SPEC §7.3.
     """
     for where, template, reference in _references(document, "name"):
         if reference.parts != ("name",):
@@ -983,10 +1054,13 @@ def job_name_site(document: Document) -> Iterator[Finding]:
        kinds=KINDS)
 def unknown_override_port(document: Document) -> Iterator[Finding]:
     """
-    The overrides of the object form are deep-merged into the job file (SPEC §7.4): an
-    override for an input the job does not declare adds a new input that no step reads,
-    while the input that was meant keeps its old value. Checked when the job is a local file
-    amllab can read.
+    The overrides of the object form are deep-merged into the job file: an override for an input
+    the job does not declare adds a new input that no step reads, while the input that was meant
+    keeps its old value. Checked when the job is a local file amllab can read.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.4.
     """
     create_job = _mapping(document.data).get("create_job")
     if not isinstance(create_job, dict):
@@ -1066,14 +1140,17 @@ def _import_file(document: Document) -> tuple[str, Referenced | None] | None:
        good=IMPORT_INLINE, kinds=KINDS)
 def import_data_file(document: Document) -> Iterator[Finding]:
     """
-    `import_data` is a data import written inline or the path of a YAML file holding one,
-    resolved against the schedule file's folder (`EXM:cli/assets/data/simple_import_schedule.yml`
-    names `./snowflake-import.yml`). azure-ai-ml reads the file when it loads the schedule
-    (`ImportDataFileRefField`), so a missing file, or one that is not a data import (`name`,
-    `path` for the imported data, `source` with `type: database` and a `query`, or
-    `type: file_system` and a `path`, and a `connection`), stops the schedule from being
-    created. The file's content is checked as the inline form is; an `azureml:` reference is
-    not a form `import_data` takes. The older `file:./import.yml` form is read too (AML810).
+    `import_data` is a data import written inline or the path of a YAML file holding one, resolved
+    against the schedule file's folder (Microsoft's `simple_import_schedule.yml` example names
+    `./snowflake-import.yml`). azure-ai-ml reads the file when it loads the schedule
+    (`ImportDataFileRefField`), so a missing file, or one that is not a data import (`name`, `path`
+    for the imported data, `source` with `type: database` and a `query`, or `type: file_system` and
+    a `path`, and a `connection`), stops the schedule from being created. The file's content is
+    checked as the inline form is; an `azureml:` reference is not a form `import_data` takes. The
+    older `file:./import.yml` form is read too (AML810).
+
+    See: reference-yaml-schedule,
+         https://github.com/Azure/azureml-examples/blob/main/cli/assets/data/simple_import_schedule.yml
     """
     found = _import_file(document)
     if found is None:

@@ -232,10 +232,14 @@ def _distribution_word(entry: Entry) -> str:
        bad=SWEEP.replace("sampling_algorithm: random\n", ""), good=SWEEP, kinds=SWEEP_KINDS)
 def missing_sampling_algorithm(document: Document) -> Iterator[Finding]:
     """
-    The reference page marks `sampling_algorithm` required, but azure-ai-ml sends `null` when it
-    is missing and the service then samples at random (SPEC §4.1, §11 row 3). A sweep that was
-    meant to be a grid or a Bayesian search silently becomes a random one; write the algorithm
-    so the spec says how it samples.
+    The reference page marks `sampling_algorithm` required, but azure-ai-ml sends `null` when it is
+    missing and the service then samples at random. A sweep that was meant to be a grid or a
+    Bayesian search silently becomes a random one; write the algorithm so the spec says how it
+    samples.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.1, §11 row 3.
     """
     for sweep in sweeps(document):
         if sweep.data.get("sampling_algorithm") is None:
@@ -252,10 +256,15 @@ def missing_sampling_algorithm(document: Document) -> Iterator[Finding]:
        good=GRID, kinds=SWEEP_KINDS)
 def grid_needs_choice(document: Document) -> Iterator[Finding]:
     """
-    Grid sampling runs every combination of a finite list of values, so it supports only
-    `choice` (SPEC §4.5; DOC how-to-tune-hyperparameters; `GridParameterSampling` in the v1
-    SDK). A continuous distribution has no grid points. azure-ai-ml loads such a sweep without
-    a word; amllab stops it before it is submitted (SPEC §12 rule 30).
+    Grid sampling runs every combination of a finite list of values, so it supports only `choice`
+    (the hyperparameter tuning guide; `GridParameterSampling` in the v1 SDK). A continuous
+    distribution has no grid points. azure-ai-ml loads such a sweep without a word; amllab stops it
+    before it is submitted.
+
+    See: how-to-tune-hyperparameters,
+         https://learn.microsoft.com/python/api/azureml-train-core/azureml.train.hyperdrive.gridparametersampling
+
+    Provenance: SPEC §4.5, §12 rule 30.
     """
     for sweep in sweeps(document):
         if algorithm(sweep)[0] != "grid":
@@ -278,10 +287,14 @@ def grid_needs_choice(document: Document) -> Iterator[Finding]:
        good=BAYESIAN, kinds=SWEEP_KINDS)
 def bayesian_distribution(document: Document) -> Iterator[Finding]:
     """
-    Bayesian sampling supports only `choice`, `uniform` and `quniform` (SPEC §4.5;
-    DOC how-to-tune-hyperparameters; `BayesianParameterSampling` in the v1 SDK). azure-ai-ml
-    does not check it, so a Bayesian sweep over `loguniform` or `normal` is accepted by the SDK
-    and refused later (SPEC §12 rule 30).
+    Bayesian sampling supports only `choice`, `uniform` and `quniform` (the hyperparameter tuning
+    guide; `BayesianParameterSampling` in the v1 SDK). azure-ai-ml does not check it, so a Bayesian
+    sweep over `loguniform` or `normal` is accepted by the SDK and refused later.
+
+    See: how-to-tune-hyperparameters,
+         https://learn.microsoft.com/python/api/azureml-train-core/azureml.train.hyperdrive.bayesianparametersampling
+
+    Provenance: SPEC §4.5, §12 rule 30.
     """
     for sweep in sweeps(document):
         if algorithm(sweep)[0] != "bayesian":
@@ -303,10 +316,15 @@ def bayesian_distribution(document: Document) -> Iterator[Finding]:
        good=BAYESIAN, kinds=SWEEP_KINDS)
 def bayesian_early_termination(document: Document) -> Iterator[Finding]:
     """
-    Bayesian sampling chooses each trial from the results of the earlier ones; an early
-    termination policy is not supported with it (the v1 `BayesianParameterSampling` class and
-    the R SDK document it; the v2 page is silent and azure-ai-ml accepts the combination). SPEC
-    §4.5, §11 row 8 and §12 rule 31 settle on rejecting it.
+    Bayesian sampling chooses each trial from the results of the earlier ones; an early termination
+    policy is not supported with it (the v1 `BayesianParameterSampling` class and the R SDK
+    document it; the v2 page is silent and azure-ai-ml accepts the combination). amllab follows the
+    documented restriction and rejects it.
+
+    See: https://learn.microsoft.com/python/api/azureml-train-core/azureml.train.hyperdrive.bayesianparametersampling,
+         how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.5, §11 row 8 and §12 rule 31 settle on rejecting it.
     """
     for sweep in sweeps(document):
         if algorithm(sweep)[0] != "bayesian" or sweep.data.get("early_termination") is None:
@@ -331,7 +349,11 @@ def search_space_name(document: Document) -> Iterator[Finding]:
     """
     Search-space keys become trial parameters and must match `^[A-Za-z_][A-Za-z0-9_]*$`.
     azure-ai-ml loads `learning-rate` and fails only when it builds the request: "Key name
-    learning-rate must be composed letters, numbers, and underscore" (SPEC §4.2; §12 rule 27).
+    learning-rate must be composed letters, numbers, and underscore".
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.2; §12 rule 27.
     """
     for sweep in sweeps(document):
         for name in _mapping(sweep.data.get("search_space")):
@@ -372,14 +394,18 @@ def _search_space_used(name: str, texts: list[str], referenced: set[str]) -> boo
        bad=SWEEP.replace(" --depth ${{search_space.depth}}", ""), good=SWEEP, kinds=("sweepJob",))
 def unused_search_space(document: Document) -> Iterator[Finding]:
     """
-    Each trial samples every entry, but the script only sees the values the trial command passes
-    to it (`--lr ${{search_space.lr}}`). An entry the command never mentions is sampled, logged
-    and ignored: the sweep looks like it tunes it, and every trial really runs with the script's
-    default (SPEC §12 rule 28; the warning is an inference). The service also exposes the value
-    as the environment variable `AZUREML_SWEEP_<name>`; a command or environment variable that
-    names it counts as a use. A script that reads it by itself cannot be seen from the spec:
-    suppress the warning there. References to entries that do not exist are AML204; an entry
-    that such a reference evidently meant (AML204's "did you mean") is not reported again.
+    Each trial samples every entry, but the script only sees the values the trial command passes to
+    it (`--lr ${{search_space.lr}}`). An entry the command never mentions is sampled, logged and
+    ignored: the sweep looks like it tunes it, and every trial really runs with the script's
+    default (the warning is an inference). The service also exposes the value as the environment
+    variable `AZUREML_SWEEP_<name>`; a command or environment variable that names it counts as a
+    use. A script that reads it by itself cannot be seen from the spec: suppress the warning there.
+    References to entries that do not exist are AML204; an entry that such a reference evidently
+    meant (AML204's "did you mean") is not reported again.
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §12 rule 28.
     """
     for sweep in sweeps(document):
         trial = _mapping(sweep.data.get("trial"))
@@ -426,11 +452,14 @@ def _trial_component(document: Document, sweep: Sweep) -> tuple[dict | None, str
        good=PIPELINE, kinds=PIPELINE_KINDS)
 def search_space_not_trial_input(document: Document) -> Iterator[Finding]:
     """
-    In a pipeline's sweep step, each search-space key is handed to the trial component's input
-    of the same name (DOC how-to-use-sweep-in-pipeline). A key that names no input reaches
-    nothing: every trial runs with the input's default, so the sweep tunes nothing. azure-ai-ml
-    does not check it (SPEC §4.2, §5.5, §12 rule 48). The trial is read from a local component
-    file or an inline component; an `azureml:` trial cannot be checked offline.
+    In a pipeline's sweep step, each search-space key is handed to the trial component's input of
+    the same name. A key that names no input reaches nothing: every trial runs with the input's
+    default, so the sweep tunes nothing. azure-ai-ml does not check it. The trial is read from a
+    local component file or an inline component; an `azureml:` trial cannot be checked offline.
+
+    See: how-to-use-sweep-in-pipeline
+
+    Provenance: SPEC §4.2, §5.5, §12 rule 48.
     """
     for sweep in sweeps(document):
         search_space = _mapping(sweep.data.get("search_space"))
@@ -474,7 +503,11 @@ def duplicate_choice_value(document: Document) -> Iterator[Finding]:
     """
     `choice` picks uniformly from its list, so a repeated value is sampled twice as often as the
     others, and a grid runs the same point twice. The schema already refuses an empty list
-    (AML106); this rule catches the repeats (SPEC §4.4).
+    (AML106); this rule catches the repeats.
+
+    See: reference-yaml-job-sweep, how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.4.
     """
     for sweep in sweeps(document):
         for entry in entries(sweep, nested=True):
@@ -499,11 +532,16 @@ def duplicate_choice_value(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def grid_bayesian_choice_values(document: Document) -> Iterator[Finding]:
     """
-    Grid and Bayesian sampling need the values of a `choice` to be plain numbers or strings,
-    and either all of them strings or none (`V1:sampling.py`: "'choice' values should be 'int',
-    'string' or 'float'", "Either all or none of the 'choice' values should be 'str' type").
-    Nested (conditional) search spaces inside a `choice` work only with random sampling
-    (SPEC §4.5, §12 rule 32).
+    Grid and Bayesian sampling need the values of a `choice` to be plain numbers or strings, and
+    either all of them strings or none (the v1 SDK's `azureml.train.hyperdrive.sampling`: "'choice'
+    values should be 'int', 'string' or 'float'", "Either all or none of the 'choice' values should
+    be 'str' type"). Nested (conditional) search spaces inside a `choice` work only with random
+    sampling.
+
+    See: how-to-tune-hyperparameters,
+         https://learn.microsoft.com/python/api/azureml-train-core/azureml.train.hyperdrive
+
+    Provenance: V1:sampling.py; SPEC §4.5, §12 rule 32.
     """
     for sweep in sweeps(document):
         method = algorithm(sweep)[0]
@@ -544,8 +582,11 @@ def empty_range(document: Document) -> Iterator[Finding]:
     """
     `uniform`, `loguniform`, `quniform` and `qloguniform` sample between `min_value` and
     `max_value`. Bounds the wrong way round leave no range, and equal bounds give every trial the
-    same value. azure-ai-ml does not check it (`EXP:sw_uniform_min_gt_max`; SPEC §4.4, §12
-    rule 29).
+    same value. azure-ai-ml does not check it.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: EXP:sw_uniform_min_gt_max; SPEC §4.4, §12 rule 29.
     """
     for sweep in sweeps(document):
         for entry in entries(sweep, nested=True):
@@ -575,7 +616,11 @@ def non_positive_q(document: Document) -> Iterator[Finding]:
     """
     `quniform`, `qloguniform`, `qnormal` and `qlognormal` round each sample to a multiple of `q`
     (`round(x / q) * q`): `q` 0 divides by zero, and a negative `q` makes no sense. azure-ai-ml
-    accepts both (SPEC §4.4, §11 row 16, §12 rule 29).
+    accepts both.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.4, §11 row 16, §12 rule 29.
     """
     for sweep in sweeps(document):
         for entry in entries(sweep, nested=True):
@@ -597,8 +642,11 @@ def non_positive_q(document: Document) -> Iterator[Finding]:
 def non_positive_sigma(document: Document) -> Iterator[Finding]:
     """
     `normal`, `lognormal`, `qnormal` and `qlognormal` need a standard deviation above 0: with 0
-    every trial gets `mu`, and a negative one is not a distribution. azure-ai-ml accepts both
-    (SPEC §4.4, §12 rule 29).
+    every trial gets `mu`, and a negative one is not a distribution. azure-ai-ml accepts both.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.4, §12 rule 29.
     """
     for sweep in sweeps(document):
         for entry in entries(sweep, nested=True):
@@ -617,8 +665,12 @@ def non_positive_sigma(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def randint_upper(document: Document) -> Iterator[Finding]:
     """
-    `randint` samples integers in `[0, upper)`: the upper bound is exclusive and there is no
-    lower bound (SPEC §4.4, §11 row 17). With `upper` 0 or less there is no integer to sample.
+    `randint` samples integers in `[0, upper)`: the upper bound is exclusive and there is no lower
+    bound. With `upper` 0 or less there is no integer to sample.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.4, §11 row 17.
     """
     for sweep in sweeps(document):
         for entry in entries(sweep, nested=True):
@@ -641,9 +693,13 @@ def bayesian_quniform(document: Document) -> Iterator[Finding]:
     """
     For Bayesian sampling, `quniform`'s `min_value`, `max_value` and `q` must be integers
     ("Expected quniform arguments to be int.") and the range may hold at most 100,000 points,
-    `(max_value - min_value) / q` ("Too many discrete points for quniform distribution").
-    These are the v1 SDK's rules (`V1:sampling.py`); azure-ai-ml does not check them (SPEC
-    §4.5, §11 row 16, §12 rule 32). For a fractional step, sample `uniform` or use random sampling.
+    `(max_value - min_value) / q` ("Too many discrete points for quniform distribution"). These are
+    the v1 SDK's rules (`azureml.train.hyperdrive`); azure-ai-ml does not check them. For a
+    fractional step, sample `uniform` or use random sampling.
+
+    See: https://learn.microsoft.com/python/api/azureml-train-core/azureml.train.hyperdrive.bayesianparametersampling
+
+    Provenance: V1:sampling.py; SPEC §4.5, §11 row 16, §12 rule 32.
     """
     for sweep in sweeps(document):
         if algorithm(sweep)[0] != "bayesian":
@@ -687,10 +743,9 @@ def _exp(value: float) -> str:
        kinds=SWEEP_KINDS)
 def loguniform_raw_bounds(document: Document) -> Iterator[Finding]:
     """
-    `loguniform` samples `exp(uniform(min_value, max_value))`: its bounds are natural
-    logarithms, not the values (SPEC §4.4). `min_value: 0.0001, max_value: 0.1` samples between
-    e^0.0001 and e^0.1, that is 1.0001 to 1.105, not a learning rate. Write `math.log` of the
-    values instead: -9.21 and -2.3.
+    `loguniform` samples `exp(uniform(min_value, max_value))`: its bounds are natural logarithms,
+    not the values. `min_value: 0.0001, max_value: 0.1` samples between e^0.0001 and e^0.1, that is
+    1.0001 to 1.105, not a learning rate. Write `math.log` of the values instead: -9.21 and -2.3.
 
     The heuristic, chosen so that exponent ranges such as -9.2..-2.3 or 3.4..6.3 (batch sizes
     32..545) never fire:
@@ -702,6 +757,10 @@ def loguniform_raw_bounds(document: Document) -> Iterator[Finding]:
 
     Raw bounds such as 0.1..10 stay silent: e^0.1..e^10 (1.1 to 22,026) is a range someone may
     mean.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.4.
     """
     for sweep in sweeps(document):
         for entry in entries(sweep, nested=True):
@@ -732,10 +791,13 @@ def loguniform_raw_bounds(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def trial_count_range(document: Document) -> Iterator[Finding]:
     """
-    The number of trials and of concurrent trials are integers from 1 to 1000
-    (DOC how-to-tune-hyperparameters; SPEC §4.6, §12 rule 34). azure-ai-ml loads 0 and negative
-    values (`EXP:sw_neg_limits`); a sweep with no trial to run, or more than the service runs,
-    does not do what it says.
+    The number of trials and of concurrent trials are integers from 1 to 1000. azure-ai-ml loads 0
+    and negative values; a sweep with no trial to run, or more than the service runs, does not do
+    what it says.
+
+    See: how-to-tune-hyperparameters, reference-yaml-job-sweep
+
+    Provenance: SPEC §4.6, §12 rule 34; EXP:sw_neg_limits.
     """
     for sweep in sweeps(document):
         limits = _limits(sweep)
@@ -756,9 +818,12 @@ def trial_count_range(document: Document) -> Iterator[Finding]:
 def concurrency_above_total(document: Document) -> Iterator[Finding]:
     """
     No more trials can run at once than there are trials, so the extra concurrency is simply
-    unused. The service accepts it (an azure-ai-ml test sets 10 concurrent trials for 2 in
-    total), hence a warning: usually one of the two numbers is not the one intended
-    (SPEC §4.6, §12 rule 34).
+    unused. The service accepts it (an azure-ai-ml test sets 10 concurrent trials for 2 in total),
+    hence a warning: usually one of the two numbers is not the one intended.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.6, §12 rule 34.
     """
     for sweep in sweeps(document):
         limits = _limits(sweep)
@@ -780,9 +845,12 @@ def concurrency_above_total(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def non_positive_timeout(document: Document) -> Iterator[Finding]:
     """
-    `timeout` (the whole sweep) and `trial_timeout` (each trial) are positive numbers of
-    seconds. azure-ai-ml loads 0 and negative values (`EXP:sw_neg_limits`), which give the
-    service a duration that means nothing (SPEC §4.6, §12 rule 35).
+    `timeout` (the whole sweep) and `trial_timeout` (each trial) are positive numbers of seconds.
+    azure-ai-ml loads 0 and negative values, which give the service a duration that means nothing.
+
+    See: reference-yaml-job-sweep
+
+    Provenance: EXP:sw_neg_limits; SPEC §4.6, §12 rule 35.
     """
     for sweep in sweeps(document):
         limits = _limits(sweep)
@@ -802,10 +870,15 @@ def non_positive_timeout(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def short_timeout(document: Document) -> Iterator[Finding]:
     """
-    azure-ai-ml floors any `timeout` or `trial_timeout` between 1 and 59 seconds up to 60,
-    because the service misreads shorter durations (`_get_floored_timeout`, "Bug 1335978";
-    SPEC §4.6, §12 rule 35). The sweep then runs longer than the spec says; the values are
-    seconds, so a value this small is often minutes written by mistake.
+    azure-ai-ml floors any `timeout` or `trial_timeout` between 1 and 59 seconds up to 60, because
+    the service misreads shorter durations (`_get_floored_timeout`). The sweep then runs longer
+    than the spec says; the values are seconds, so a value this small is often minutes written by
+    mistake.
+
+    See: reference-yaml-job-sweep,
+         https://github.com/Azure/azure-sdk-for-python/blob/main/sdk/ml/azure-ai-ml/azure/ai/ml/entities/_job/job_limits.py
+
+    Provenance: The SDK's comment there: "Bug 1335978". SPEC §4.6, §12 rule 35.
     """
     for sweep in sweeps(document):
         limits = _limits(sweep)
@@ -827,9 +900,13 @@ def short_timeout(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def trial_timeout_above_timeout(document: Document) -> Iterator[Finding]:
     """
-    `timeout` cancels the whole sweep and all its trials; `trial_timeout` cancels one trial
-    (SPEC §4.6). A trial timeout longer than the sweep's can never act: the sweep timeout
-    cancels the trial first (SPEC §12 rule 35; the comparison is an inference).
+    `timeout` cancels the whole sweep and all its trials; `trial_timeout` cancels one trial. A
+    trial timeout longer than the sweep's can never act: the sweep timeout cancels the trial first
+    (the comparison is an inference).
+
+    See: reference-yaml-job-sweep
+
+    Provenance: SPEC §4.6, §12 rule 35.
     """
     for sweep in sweeps(document):
         limits = _limits(sweep)
@@ -871,8 +948,12 @@ def _grid_and_trials(sweep: Sweep) -> tuple[int, int] | None:
 def grid_smaller_than_trials(document: Document) -> Iterator[Finding]:
     """
     A grid sweep runs each combination of the choice values once; its size is the product of the
-    choice sizes. Trials beyond that cannot add a new point, so `max_total_trials` overstates
-    what the sweep does (SPEC §12 rule 36, an inference from the grid semantics).
+    choice sizes. Trials beyond that cannot add a new point, so `max_total_trials` overstates what
+    the sweep does (an inference from the grid semantics).
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §12 rule 36.
     """
     for sweep in sweeps(document):
         found = _grid_and_trials(sweep)
@@ -891,9 +972,13 @@ def grid_smaller_than_trials(document: Document) -> Iterator[Finding]:
 def grid_not_covered(document: Document) -> Iterator[Finding]:
     """
     A grid sweep promises every combination of the choice values. With fewer trials than grid
-    points the sweep stops part-way, and which points were skipped depends on the order the
-    service walks the grid: set `max_total_trials` to the grid size, or sample a subset on
-    purpose with random sampling (SPEC §4.5; an inference from the grid semantics).
+    points the sweep stops part-way, and which points were skipped depends on the order the service
+    walks the grid: set `max_total_trials` to the grid size, or sample a subset on purpose with
+    random sampling (an inference from the grid semantics).
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.5.
     """
     for sweep in sweeps(document):
         found = _grid_and_trials(sweep)
@@ -917,9 +1002,12 @@ def grid_not_covered(document: Document) -> Iterator[Finding]:
        kinds=SWEEP_KINDS)
 def bayesian_few_trials(document: Document) -> Iterator[Finding]:
     """
-    Bayesian sampling learns from the trials already run; the docs advise at least 20 trials
-    per hyperparameter, and a low concurrency, for it to converge
-    (DOC how-to-tune-hyperparameters; SPEC §4.5).
+    Bayesian sampling learns from the trials already run; the docs advise at least 20 trials per
+    hyperparameter, and a low concurrency, for it to converge.
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.5.
     """
     for sweep in sweeps(document):
         if algorithm(sweep)[0] != "bayesian":
@@ -944,8 +1032,12 @@ def bandit_without_slack(document: Document) -> Iterator[Finding]:
     """
     A bandit policy cancels a trial whose best metric falls more than a slack below the best
     trial's. The docs require one of `slack_factor` or `slack_amount`; without either azure-ai-ml
-    sends both as 0 (`EXP:rest_test` sw_bandit_noslack), and with no slack the policy cancels
-    every trial that is not the best one so far (SPEC §4.7, §4.8, §11 row 7, §12 rule 37).
+    sends both as 0, and with no slack the policy cancels every trial that is not the best one so
+    far.
+
+    See: how-to-tune-hyperparameters, reference-yaml-job-sweep
+
+    Provenance: EXP:rest_test sw_bandit_noslack; SPEC §4.7, §4.8, §11 row 7, §12 rule 37.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)
@@ -965,14 +1057,17 @@ def bandit_without_slack(document: Document) -> Iterator[Finding]:
        good=BANDIT, kinds=SWEEP_KINDS)
 def bandit_both_slacks(document: Document) -> Iterator[Finding]:
     """
-    A bandit policy cancels a trial that falls more than one slack behind the best trial:
-    either a ratio (`slack_factor`, cancel below B / (1 + s)) or a distance (`slack_amount`,
-    cancel below B - a). The docs require exactly one of them (SPEC §4.7, §11 row 7, §12 rule
-    37) and the v1 SDK refused both ("exactly one of slack factor or slack amount to be set"):
-    the policy has one threshold, and which of two the service would use is documented
-    nowhere. So both is an error, like neither (AML324), and `aml-run` refuses it as well.
-    azure-ai-ml does not stop it (its `BanditPolicy` defaults each slack to 0 and sends both):
-    the docs, not that gap, are the contract here.
+    A bandit policy cancels a trial that falls more than one slack behind the best trial: either a
+    ratio (`slack_factor`, cancel below B / (1 + s)) or a distance (`slack_amount`, cancel below B
+    - a). The docs require exactly one of them, and the v1 SDK refused both ("exactly one of slack
+    factor or slack amount to be set"): the policy has one threshold, and which of two the service
+    would use is documented nowhere. So both is an error, like neither (AML324), and `aml-run`
+    refuses it as well. azure-ai-ml does not stop it (its `BanditPolicy` defaults each slack to 0
+    and sends both): the docs, not that gap, are the contract here.
+
+    See: how-to-tune-hyperparameters, reference-yaml-job-sweep
+
+    Provenance: SPEC §4.7, §11 row 7, §12 rule 37.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)
@@ -993,7 +1088,11 @@ def bandit_slack_not_positive(document: Document) -> Iterator[Finding]:
     The slack is the margin below the best trial that a trial may fall before it is cancelled
     (maximize: cancelled below `best / (1 + slack_factor)` or `best - slack_amount`). With 0 the
     policy cancels every trial that is not the best; with a negative slack it cancels even trials
-    that match the best (SPEC §4.8, §12 rule 37).
+    that match the best.
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.8, §12 rule 37.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)
@@ -1015,10 +1114,13 @@ def bandit_slack_not_positive(document: Document) -> Iterator[Finding]:
        good=TRUNCATION, kinds=SWEEP_KINDS)
 def truncation_percentage_range(document: Document) -> Iterator[Finding]:
     """
-    Truncation selection cancels the given percentage of the worst trials at each evaluation;
-    it must be an integer from 1 to 99 (DOC; v1: "value to be between 1 and 99."). azure-ai-ml
-    accepts 200 (`EXP:sw_trunc_pct_200`); 0 would cancel nothing and 100 everything
-    (SPEC §4.7, §12 rule 38).
+    Truncation selection cancels the given percentage of the worst trials at each evaluation; it
+    must be an integer from 1 to 99 (the docs; the v1 SDK: "value to be between 1 and 99.").
+    azure-ai-ml accepts 200; 0 would cancel nothing and 100 everything.
+
+    See: how-to-tune-hyperparameters, reference-yaml-job-sweep
+
+    Provenance: EXP:sw_trunc_pct_200; SPEC §4.7, §12 rule 38.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)
@@ -1037,9 +1139,13 @@ def truncation_percentage_range(document: Document) -> Iterator[Finding]:
 def evaluation_interval_zero(document: Document) -> Iterator[Finding]:
     """
     The policy is applied every `evaluation_interval` reports of the primary metric. The docs
-    disagree on its default (the reference says 1, the how-to 0, and azure-ai-ml sends 0 for
-    bandit and truncation); amllab and its runner treat 0 as 1, so the policy acts on every
-    report (SPEC §4.8, §11 row 5). Write the 1 that is meant.
+    disagree on its default (the reference says 1, the how-to 0, and azure-ai-ml sends 0 for bandit
+    and truncation); amllab and its runner treat 0 as 1, so the policy acts on every report. Write
+    the 1 that is meant.
+
+    See: reference-yaml-job-sweep, how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.8, §11 row 5.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)
@@ -1055,9 +1161,13 @@ def evaluation_interval_zero(document: Document) -> Iterator[Finding]:
        bad=BANDIT.replace("delay_evaluation: 5", "delay_evaluation: -5"), good=BANDIT, kinds=SWEEP_KINDS)
 def negative_policy_timing(document: Document) -> Iterator[Finding]:
     """
-    A policy is applied at report N when `N % evaluation_interval == 0` and
-    `N >= delay_evaluation` (SPEC §4.8). Both count reports of the primary metric, so a negative
-    value means nothing; azure-ai-ml accepts it (`EXP:sw_et_delay_neg`; SPEC §12 rule 38).
+    A policy is applied at report N when `N % evaluation_interval == 0` and `N >=
+    delay_evaluation`. Both count reports of the primary metric, so a negative value means nothing;
+    azure-ai-ml accepts it.
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.8; EXP:sw_et_delay_neg; SPEC §12 rule 38.
     """
     for sweep in sweeps(document):
         kind, policy, path = _policy(sweep)

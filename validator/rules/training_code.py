@@ -281,11 +281,11 @@ def _labels(verdict: MetricVerdict) -> str:
        good=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)"), kinds=SWEEP_KINDS)
 def primary_metric_not_logged(document: Document) -> Iterator[Finding]:
     """
-    A sweep ranks trials, and its early-termination policy stops them, by the values the
-    training script logs under `objective.primary_metric`, matched by exact name: "the training
-    script must log the primary metric with the exact name" (SPEC §4.8, §12 rule 39;
-    how-to-tune-hyperparameters). A script that logs `val_auc` while the sweep asks for `auc`
-    runs every trial to completion and reports no best trial.
+    A sweep ranks trials, and its early-termination policy stops them, by the values the training
+    script logs under `objective.primary_metric`, matched by exact name: "the training script must
+    log the primary metric with the exact name" (the hyperparameter tuning guide). A script that
+    logs `val_auc` while the sweep asks for `auc` runs every trial to completion and reports no
+    best trial.
 
     amllab reads the script named in the trial command (under the local `code` folder, and the
     local modules it imports) without running it, and looks for `mlflow.log_metric("auc", v)`,
@@ -295,6 +295,10 @@ def primary_metric_not_logged(document: Document) -> Iterator[Finding]:
     Names built at run time, `autolog()` and frameworks that log by themselves cannot be proven
     either way: those get AML702, a warning, instead. For a pipeline's sweep step, the trial
     component's command and code are read.
+
+    See: how-to-tune-hyperparameters, how-to-log-view-metrics
+
+    Provenance: SPEC §4.8, §12 rule 39.
     """
     for site in sweep_sites(document):
         metric = _sweep_metric(site)
@@ -323,19 +327,22 @@ def primary_metric_not_logged(document: Document) -> Iterator[Finding]:
        good=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)"), kinds=SWEEP_KINDS)
 def primary_metric_unverified(document: Document) -> Iterator[Finding]:
     """
-    The primary metric is not logged under its literal name anywhere in the trial's code, but
-    the code logs metrics in a way amllab cannot follow without running it: names built at run
-    time (`mlflow.log_metric(name, v)`, `log_metrics(results)`), `mlflow.autolog()` or a
-    flavour's `autolog()` (whose metric names depend on the library and its version), a
-    framework that logs by itself (Hugging Face `Trainer`, Lightning), or other programs the
-    command or the script starts. If the name does not match exactly, the sweep cannot rank
-    its trials (SPEC §4.8, §12 rule 39). Log the metric explicitly, or check the name in a
-    trial's metrics before a long sweep.
+    The primary metric is not logged under its literal name anywhere in the trial's code, but the
+    code logs metrics in a way amllab cannot follow without running it: names built at run time
+    (`mlflow.log_metric(name, v)`, `log_metrics(results)`), `mlflow.autolog()` or a flavour's
+    `autolog()` (whose metric names depend on the library and its version), a framework that logs
+    by itself (Hugging Face `Trainer`, Lightning), or other programs the command or the script
+    starts. If the name does not match exactly, the sweep cannot rank its trials. Log the metric
+    explicitly, or check the name in a trial's metrics before a long sweep.
 
     Names autolog is known to write are accepted without a warning: scikit-learn's
     `training_accuracy_score`, `training_f1_score`... (after `fit`), LightGBM and XGBoost
     `<validation set>-<metric>` (`test-multi_logloss`, `validation_0-logloss`) and Keras epoch
     metrics (`val_loss`, `val_<compiled metric>`).
+
+    See: how-to-tune-hyperparameters, how-to-log-view-metrics
+
+    Provenance: SPEC §4.8, §12 rule 39.
     """
     for site in sweep_sites(document):
         metric = _sweep_metric(site)
@@ -360,16 +367,20 @@ def primary_metric_unverified(document: Document) -> Iterator[Finding]:
        good=_sweep(_LOGS_PER_EPOCH, policy=True), kinds=SWEEP_KINDS)
 def primary_metric_logged_once(document: Document) -> Iterator[Finding]:
     """
-    Early-termination policies decide at intervals, and "each time the training script logs
-    the primary metric counts as one interval" (SPEC §4.8, how-to-tune-hyperparameters). A
-    script that logs the metric once, after training, reports a single interval: the policy
-    (bandit, median stopping, truncation selection) never acts, and every trial runs to the
-    end while the spec says it would be stopped early. Log the metric inside the training loop,
-    once per epoch or evaluation, or drop the policy.
+    Early-termination policies decide at intervals, and "each time the training script logs the
+    primary metric counts as one interval" (the hyperparameter tuning guide). A script that logs
+    the metric once, after training, reports a single interval: the policy (bandit, median
+    stopping, truncation selection) never acts, and every trial runs to the end while the spec says
+    it would be stopped early. Log the metric inside the training loop, once per epoch or
+    evaluation, or drop the policy.
 
     The call is judged "once" when it is outside any `for`/`while` loop or comprehension of its
     function, and that function is only called from outside loops (methods and callbacks handed
     to a library are assumed to repeat).
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.8.
     """
     for site in sweep_sites(document):
         metric = _sweep_metric(site)
