@@ -102,3 +102,13 @@ def test_a_finding_has_no_code_or_severity() -> None:
         Finding("m", (), code="AML301")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         Finding("m", (), severity=Severity.ERROR)  # type: ignore[call-arg]
+
+
+def test_sources_are_rendered_and_provenance_is_not() -> None:
+    rule = RULES["AML310"]
+    assert rule.sources == ("https://learn.microsoft.com/azure/machine-learning/reference-yaml-job-sweep"
+                            "?view=azureml-api-2",)
+    assert "EXP:" in rule.provenance and "SPEC" in rule.provenance
+    explained = rule.explain()
+    assert rule.sources[0] in explained and "Provenance" not in explained and rule.provenance not in explained
+    assert "See:" not in rule.doc and "Provenance:" not in rule.doc
