@@ -42,3 +42,41 @@ def test_the_readme_counts_the_bank_as_it_is() -> None:
     assert match, "the README's paragraph on the bank"
     assert int(match.group(1)) == len(bank.questions)
     assert int(match.group(2)) == sum(1 for question in bank.questions if question.check)
+
+
+# The maintainers' design notes (SPEC and its sections), experiment ids (EXP:, EXM:) and issue
+# numbers name documents a user does not have: what amllab ships names public documents only, and a
+# rule keeps such provenance in its Provenance: paragraph, which is never rendered.
+PRIVATE_CITATION = re.compile(r"SPEC|§|\bEX[PM]:|\b[Ii]ssues? #?\d+|(?<![\w&/?=.-])#\d+\b")
+
+
+def _shipped_texts() -> list[tuple[str, str]]:
+    from validator.rules import RULES
+
+    files = [*DOCS, *sorted((ROOT / "quiz" / "bank").iterdir()), *sorted((ROOT / "validator" / "schemas").glob("*.json"))]
+    texts = [(path.relative_to(ROOT).as_posix(), path.read_text(encoding="utf-8")) for path in files]
+    return texts + [(f"aml-lint --explain {code}", rule.explain()) for code, rule in RULES.items()]
+
+
+def test_shipped_text_cites_public_documents_only() -> None:
+    found = [f"{name}: {line.strip()[:100]}" for name, text in _shipped_texts()
+             for line in text.splitlines() if PRIVATE_CITATION.search(line)]
+    assert found == []
+
+
+def test_the_citation_check_sees_private_notes() -> None:
+    for line in ("(SPEC §4.6, §12 rule 34)", "azure-ai-ml loads it (`EXP:sw_neg_limits`)", "issue 12 found",
+                 "fixed in #12", "see §3"):
+        assert PRIVATE_CITATION.search(line), line
+    for line in ("https://learn.microsoft.com/azure/machine-learning/how-to-train-model?view=azureml-api-2#3-submit",
+                 "### AML101", "`--file FILE`", "a spec file"):
+        assert not PRIVATE_CITATION.search(line), line
+
+
+def test_rule_sources_are_public_addresses() -> None:
+    from validator.rules import RULES
+
+    for code, rule in RULES.items():
+        for url in rule.sources:
+            assert url.startswith(("https://learn.microsoft.com/", "https://github.com/Azure/")), (code, url)
+        assert PRIVATE_CITATION.search(rule.doc) is None, code
