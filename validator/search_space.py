@@ -48,8 +48,9 @@ the strongest evidence, all of it saying a sweep runs distinct combinations:
   a value listed twice makes no new combination;
 - the how-to: "Grid sampling does a simple grid search over all possible values"
   (https://learn.microsoft.com/azure/machine-learning/how-to-tune-hyperparameters);
-- the v1 SDK, whose HyperDrive service v2 sweeps run on: ``max_total_runs`` "is the upper
-  bound; there may be fewer runs when the sample space is smaller than this value"
+- the v1 SDK of HyperDrive, the service behind v2 sweeps too (the how-to calls a sweep's
+  trials "hyperdrive child jobs"): ``max_total_runs`` "is the upper bound; there may be fewer
+  runs when the sample space is smaller than this value"
   (https://learn.microsoft.com/python/api/azureml-train-core/azureml.train.hyperdrive.hyperdriverunconfig).
 
 Neither client removes the repeat, so whatever happens is the service's doing: azure-ai-ml
