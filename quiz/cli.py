@@ -106,7 +106,7 @@ def settings(args: argparse.Namespace) -> int:
 CHECK_PROVES = {
     "lint": "aml-lint's verdict on the question's YAML",
     "lint_options": "aml-lint's verdict on each option's YAML",
-    "grid_size": "the runner's sampler counts the search space",
+    "grid_size": "the search-space model aml-lint and aml-run share counts the configurations",
     "next_fires": "the trigger calculator lists the fire times",
     "pipeline_order": "the validator's pipeline graph orders the steps",
     "scenario": "the claim is among a lab's expectations, which the test suite proves by running the lab "

@@ -22,7 +22,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-OUT = Path(__file__).resolve().parent.parent / "validator" / "schemas"
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from validator.search_space import ALGORITHMS, PARAMETERS  # noqa: E402
+
+OUT = ROOT / "validator" / "schemas"
 BASE_URL = "https://amllab.dev/schemas"
 Schema = dict[str, Any]
 
@@ -271,21 +276,20 @@ COMMAND_JOB = obj({
 
 # ----------------------------------------------------------------------------- sweep
 NUM = NUMBER
-DISTRIBUTIONS = {
-    "choice": obj({"values": {"type": "array", "items": {"type": ["string", "number", "boolean", "object"]},
-                              "minItems": 1, "x-hint": "values: [0.01, 0.1, 1.0]"}}, ("values",)),
-    "randint": obj({"upper": INT}, ("upper",), **{"x-unknown-hints": {
-        "lower": "randint has no lower bound: it samples integers in [0, upper); shift the value "
-                 "in the script, or use `choice` or `quniform` for another range"}}),
-    "uniform": obj({"min_value": NUM, "max_value": NUM}, ("min_value", "max_value")),
-    "loguniform": obj({"min_value": NUM, "max_value": NUM}, ("min_value", "max_value")),
-    "quniform": obj({"min_value": NUM, "max_value": NUM, "q": NUM}, ("min_value", "max_value", "q")),
-    "qloguniform": obj({"min_value": NUM, "max_value": NUM, "q": NUM}, ("min_value", "max_value", "q")),
-    "normal": obj({"mu": NUM, "sigma": NUM}, ("mu", "sigma")),
-    "lognormal": obj({"mu": NUM, "sigma": NUM}, ("mu", "sigma")),
-    "qnormal": obj({"mu": NUM, "sigma": NUM, "q": NUM}, ("mu", "sigma", "q")),
-    "qlognormal": obj({"mu": NUM, "sigma": NUM, "q": NUM}, ("mu", "sigma", "q")),
+# The distributions and the parameters each one takes are validator.search_space's; this says
+# only what type each parameter is, and the advice for a key that is not one.
+PARAMETER_TYPES: dict[str, Schema] = {
+    "values": {"type": "array", "items": {"type": ["string", "number", "boolean", "object"]},
+               "minItems": 1, "x-hint": "values: [0.01, 0.1, 1.0]"},
+    "upper": INT, "min_value": NUM, "max_value": NUM, "mu": NUM, "sigma": NUM, "q": NUM,
 }
+DISTRIBUTION_EXTRAS: dict[str, dict[str, Any]] = {
+    "randint": {"x-unknown-hints": {
+        "lower": "randint has no lower bound: it samples integers in [0, upper); shift the value "
+                 "in the script, or use `choice` or `quniform` for another range"}},
+}
+DISTRIBUTIONS = {kind: obj({key: PARAMETER_TYPES[key] for key in keys}, keys, **DISTRIBUTION_EXTRAS.get(kind, {}))
+                 for kind, keys in PARAMETERS.items()}
 SEARCH_SPACE = {
     "type": "object", "minProperties": 1,
     "additionalProperties": by_type(
@@ -294,16 +298,16 @@ SEARCH_SPACE = {
            "x-hint": "for example `lr: {type: choice, values: [0.01, 0.1]}` or "
                      "`lr: {type: uniform, min_value: 0.01, max_value: 0.1}`"}),
 }
+# The settings of each algorithm of validator.search_space.ALGORITHMS (grid and bayesian have none).
+ALGORITHM_SETTINGS: dict[str, Schema] = {
+    "random": obj({"seed": INT, "rule": enum_ci("random", "sobol"),
+                   "logbase": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"const": "e"}],
+                               "x-message": "logbase is a positive number or the string 'e'"}}),
+}
 SAMPLING_ALGORITHM: Schema = {
     "if": {"type": "string"},
-    "then": enum_ci("random", "grid", "bayesian"),
-    "else": by_type({
-        "random": obj({"seed": INT, "rule": enum_ci("random", "sobol"),
-                       "logbase": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"const": "e"}],
-                                   "x-message": "logbase is a positive number or the string 'e'"}}),
-        "grid": obj({}),
-        "bayesian": obj({}),
-    }),
+    "then": enum_ci(*ALGORITHMS),
+    "else": by_type({name: ALGORITHM_SETTINGS.get(name, obj({})) for name in ALGORITHMS}),
 }
 OBJECTIVE = obj({"goal": enum_ci("maximize", "minimize"), "primary_metric": NONEMPTY},
                 ("goal", "primary_metric"))

@@ -11,16 +11,18 @@ Facts and section numbers come from shared/SPEC.md (§4, §11, §12 rules 25-39 
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Iterator
 
 from .. import expressions
 from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from ..references import is_local_path, resolve
+from ..search_space import (GAUSSIAN, QUANTIZED, RANGED, SearchSpace, accepts, algorithm_of, parse,
+                            value_key)
 from ..suggest import closest
 from ._base import check
 from ._values import enum_name as _normalise
@@ -29,13 +31,6 @@ from ._values import mapping as _mapping
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")
 PIPELINE_KINDS = ("pipelineJob", "pipelineComponent")
 
-DISTRIBUTIONS = ("choice", "randint", "uniform", "loguniform", "quniform", "qloguniform",
-                 "normal", "lognormal", "qnormal", "qlognormal")
-RANGED = ("uniform", "loguniform", "quniform", "qloguniform")
-QUANTIZED = ("quniform", "qloguniform", "qnormal", "qlognormal")
-GAUSSIAN = ("normal", "lognormal", "qnormal", "qlognormal")
-BAYESIAN_ALLOWED = ("choice", "uniform", "quniform")
-ALGORITHMS = ("random", "grid", "bayesian")
 POLICIES = ("bandit", "median_stopping", "truncation_selection")
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -135,6 +130,11 @@ class Sweep:
     owner: str          # "the sweep" or "sweep step 'tune'", for messages
     step: str | None    # the step name, None for a sweep job
 
+    @cached_property
+    def space(self) -> SearchSpace:
+        """The search space as validator.search_space models it."""
+        return parse(self.data.get("search_space"))
+
 
 @dataclass
 class Entry:
@@ -144,7 +144,7 @@ class Entry:
     name: str
     data: dict
     path: Path_
-    distribution: str | None  # normalised type, None when it is not one of DISTRIBUTIONS
+    distribution: str | None  # normalised type, None when it names no distribution
     nested: bool = False
 
 
@@ -166,34 +166,20 @@ def algorithm(sweep: Sweep) -> tuple[str | None, Path_]:
     value = sweep.data.get("sampling_algorithm")
     path = sweep.path + ("sampling_algorithm",)
     if isinstance(value, dict):
-        return _normalise(value.get("type"), ALGORITHMS), path + ("type",)
-    return _normalise(value, ALGORITHMS), path
+        return algorithm_of(value.get("type")), path + ("type",)
+    return algorithm_of(value), path
 
 
 def entries(sweep: Sweep, *, nested: bool = False) -> Iterator[Entry]:
     """The search-space entries that are mappings; with ``nested``, also the distributions
-    inside the mappings of a `choice`."""
-    base = sweep.path + ("search_space",)
-    for name, entry in _mapping(sweep.data.get("search_space")).items():
-        if isinstance(entry, dict):
-            found = Entry(str(name), entry, base + (name,), _normalise(entry.get("type"), DISTRIBUTIONS))
-            yield found
-            if nested:
-                yield from _nested(found, 0)
-
-
-def _nested(entry: Entry, depth: int) -> Iterator[Entry]:
-    values = entry.data.get("values")
-    if entry.distribution != "choice" or not isinstance(values, list) or depth > 20:
+    inside the mappings of a `choice` (the model's walk)."""
+    if not isinstance(sweep.data.get("search_space"), dict):
         return
-    for index, value in enumerate(values):
-        for name, inner in _mapping(value).items():
-            if isinstance(inner, dict):
-                kind = _normalise(inner.get("type"), DISTRIBUTIONS)
-                if kind is not None:
-                    found = Entry(str(name), inner, entry.path + ("values", index, name), kind, True)
-                    yield found
-                    yield from _nested(found, depth + 1)
+    base = sweep.path + ("search_space",)
+    found = sweep.space.walk() if nested else iter(sweep.space.entries)
+    for entry in found:
+        if isinstance(entry.data, dict):
+            yield Entry(entry.name, entry.data, base + entry.path, entry.kind, entry.nested)
 
 
 def _number(value: Any) -> float | int | None:
@@ -270,7 +256,7 @@ def grid_needs_choice(document: Document) -> Iterator[Finding]:
         if algorithm(sweep)[0] != "grid":
             continue
         for entry in entries(sweep):
-            if entry.distribution is None or entry.distribution == "choice":
+            if entry.distribution is None or accepts("grid", entry.distribution):
                 continue
             yield Finding(
                 f"grid sampling needs a 'choice' for every search-space entry, but "
@@ -300,7 +286,7 @@ def bayesian_distribution(document: Document) -> Iterator[Finding]:
         if algorithm(sweep)[0] != "bayesian":
             continue
         for entry in entries(sweep):
-            if entry.distribution is None or entry.distribution in BAYESIAN_ALLOWED:
+            if entry.distribution is None or accepts("bayesian", entry.distribution):
                 continue
             yield Finding(
                 f"bayesian sampling supports only choice, uniform and quniform, but "
@@ -489,20 +475,19 @@ def search_space_not_trial_input(document: Document) -> Iterator[Finding]:
 
 
 # ----------------------------------------------------------------------------- distributions
-def _choice_key(value: Any) -> str:
-    try:
-        return type(value).__name__ + ":" + json.dumps(value, sort_keys=True, default=str)
-    except (TypeError, ValueError):  # pragma: no cover - loader data is always JSON-like
-        return type(value).__name__ + ":" + repr(value)
-
-
 @check("AML308", "duplicate-choice-value", Severity.WARNING,
        "A `choice` lists the same value more than once.",
        bad=SWEEP.replace("values: [4, 6, 8]", "values: [4, 6, 6, 8]"), good=SWEEP, kinds=SWEEP_KINDS)
 def duplicate_choice_value(document: Document) -> Iterator[Finding]:
     """
-    `choice` picks uniformly from its list, so a repeated value is sampled twice as often as the
-    others, and a grid runs the same point twice. The schema already refuses an empty list
+    `choice` picks uniformly from its list, so with random sampling a repeated value is sampled
+    twice as often as the others. A grid runs each distinct combination once, so there the
+    repeat only makes the list look longer than the grid is: `values: [1, 1, 2]` gives two grid
+    values. (The sweep YAML reference gives each trial "a different combination of
+    hyperparameter values", and the service's grid algorithm "exhaustively generates every value
+    combination in the space"; azure-ai-ml sends the repeat as written, so the service decides,
+    and no public source states this case outright.) Values are the same when they are equal as
+    JSON: `1`, `1.0`, `true` and `"1"` are four values. The schema already refuses an empty list
     (AML106); this rule catches the repeats.
 
     See: reference-yaml-job-sweep, how-to-tune-hyperparameters
@@ -516,11 +501,11 @@ def duplicate_choice_value(document: Document) -> Iterator[Finding]:
                 continue
             seen: set[str] = set()
             for index, value in enumerate(values):
-                key = _choice_key(value)
+                key = value_key(value)
                 if key in seen:
                     yield Finding(
                         f"choice value {_show(value)} of '{entry.name}' is listed more than "
-                        "once: duplicates skew the sampling (a grid runs the point twice)",
+                        "once: duplicates skew random sampling (a grid still runs the point once)",
                         entry.path + ("values", index),
                         hint="remove the repeated value")
                 seen.add(key)
@@ -920,18 +905,12 @@ def trial_timeout_above_timeout(document: Document) -> Iterator[Finding]:
 
 
 def grid_size(sweep: Sweep) -> int | None:
-    """Points of a grid sweep: the product of its choice sizes (None when it has no grid)."""
+    """Points of a grid sweep: the product of the numbers of distinct values of its choices, as
+    validator.search_space counts them (None when it has no grid: another distribution, AML302,
+    or an empty list, AML106)."""
     if algorithm(sweep)[0] != "grid":
         return None
-    size = 1
-    found = False
-    for entry in entries(sweep):
-        values = entry.data.get("values")
-        if entry.distribution != "choice" or not isinstance(values, list) or not values:
-            return None  # another distribution (AML302) or an empty list (AML106): no grid to count
-        size *= len(values)
-        found = True
-    return size if found else None
+    return sweep.space.grid_size
 
 
 def _grid_and_trials(sweep: Sweep) -> tuple[int, int] | None:
@@ -948,8 +927,9 @@ def _grid_and_trials(sweep: Sweep) -> tuple[int, int] | None:
 def grid_smaller_than_trials(document: Document) -> Iterator[Finding]:
     """
     A grid sweep runs each combination of the choice values once; its size is the product of the
-    choice sizes. Trials beyond that cannot add a new point, so `max_total_trials` overstates what
-    the sweep does (an inference from the grid semantics).
+    numbers of distinct values of the choices (a value listed twice adds no point: see AML308).
+    Trials beyond that cannot add a new point, so `max_total_trials` overstates what the sweep
+    does (an inference from the grid semantics).
 
     See: how-to-tune-hyperparameters
 
