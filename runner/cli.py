@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     job = groups.add_parser("job", help="submit and follow jobs").add_subparsers(dest="verb", metavar="VERB")
     job.required = True
     create = job.add_parser("create", help="validate and submit a job spec")
-    create.add_argument("--file", "-f", required=True, metavar="SPEC", help="the job spec (YAML) to lint and run")
+    create.add_argument("--file", "-f", required=True, metavar="FILE", help="the job spec (YAML) to lint and run")
     create.add_argument("--name", "-n", help="the job's name (default: the spec's name, else a generated one)")
     create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a field, as az does: --set inputs.lr=0.1 (repeatable)")
