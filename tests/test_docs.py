@@ -33,13 +33,13 @@ def test_the_docs_do_not_lean_on_the_teams_private_notes() -> None:
             assert private not in text, f"{doc.relative_to(ROOT)} mentions {private}"
 
 
-def test_the_readme_counts_the_bank_as_it_is() -> None:
+def test_the_quiz_doc_counts_the_bank_as_it_is() -> None:
     from quiz.bank import load_bank
 
     bank = load_bank()
-    text = " ".join((ROOT / "README.md").read_text().split())
+    text = " ".join((ROOT / "docs" / "quiz.md").read_text().split())
     match = re.search(r"\*\*The bank\*\* .*?\): (\d+) questions .*? Of them, (\d+) are machine-checked", text)
-    assert match, "the README's paragraph on the bank"
+    assert match, "docs/quiz.md's paragraph on the bank"
     assert int(match.group(1)) == len(bank.questions)
     assert int(match.group(2)) == sum(1 for question in bank.questions if question.check)
 
@@ -80,3 +80,14 @@ def test_rule_sources_are_public_addresses() -> None:
         for url in rule.sources:
             assert url.startswith(("https://learn.microsoft.com/", "https://github.com/Azure/")), (code, url)
         assert PRIVATE_CITATION.search(rule.doc) is None, code
+
+
+def test_the_lint_doc_counts_the_rules_as_they_are() -> None:
+    from validator.rules import RULES
+
+    text = " ".join((ROOT / "docs" / "lint.md").read_text().split())
+    match = re.search(r"(\d+) rules: (\d+) errors, (\d+) warnings, (\d+) infos", text)
+    assert match, "docs/lint.md's count of the rules"
+    severities = [str(rule.severity) for rule in RULES.values()]
+    assert [int(n) for n in match.groups()] == [len(RULES), severities.count("error"),
+                                                 severities.count("warning"), severities.count("info")]
