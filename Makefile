@@ -77,6 +77,8 @@ schemas: $(VENV)/.installed-base
 
 docs: $(VENV)/.installed-base
 	$(PY) tools/build_docs.py
+	$(PY) tools/build_cli_docs.py
+	$(PY) tools/build_scenario_docs.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

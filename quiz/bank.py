@@ -357,6 +357,9 @@ class _Reader:
                                key=kind)
         if not isinstance(raw.get(body), str) or not raw[body].strip():
             raise self.fail_at(where, raw, gid, f"a {kind} needs its '{body}' (Markdown)", key=body)
+        if kind == "series" and "does the solution meet the goal" in str(raw.get(body, "")).lower():
+            raise self.fail_at(where, raw, gid, "the problem asks 'Does the solution meet the goal?' itself; the "
+                               "app asks it after each solution", "end the problem with the goal", key=body)
         if not isinstance(raw.get(items), list) or len(raw[items]) < 2:
             raise self.fail_at(where, raw, gid, f"a {kind} has two or more '{items}'", key=items)
         shared = {k: raw[k] for k in _SHARED_KEYS if k in raw}

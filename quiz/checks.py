@@ -1,9 +1,9 @@
 """Prove each question's answer with the toolkit itself (format: ``quiz/bank/README.md``).
 
-Every check does two things: it runs the real thing (the validator on the YAML, the runner's
-sampler on a search space, the trigger calculator on a schedule, the validator's pipeline graph,
-a lab's proven expectations) and it ties the result to the question's ``answer``, so a check
-cannot pass while the answer key is wrong.
+Every check does two things: it runs the real thing (the validator on the YAML, the
+search-space model aml-lint and aml-run share on a search space, the trigger calculator on a
+schedule, the validator's pipeline graph, a lab's proven expectations) and it ties the result
+to the question's ``answer``, so a check cannot pass while the answer key is wrong.
 """
 
 from __future__ import annotations
@@ -207,17 +207,23 @@ def _answer_number(question: Question) -> float:
     return float(match.group())
 
 
-def _grid_size(question: Question, params: Mapping[str, Any]) -> str:
-    from runner.sweep.sampling import parse_space
+def grid_size(data: Any) -> int | None:
+    """The number of distinct configurations of a sweep's search space (``data`` a sweep job or
+    just its ``search_space``), as validator.search_space counts them for aml-lint and aml-run:
+    a value listed twice in a choice counts once. None when the space is not finite."""
+    from validator.search_space import parse
 
-    data = _load_yaml(yaml_for(question, params.get("yaml")))
     space = data.get("search_space", data) if isinstance(data, dict) else data
-    size = parse_space(space).size
+    return parse(space).size
+
+
+def _grid_size(question: Question, params: Mapping[str, Any]) -> str:
+    size = grid_size(_load_yaml(yaml_for(question, params.get("yaml"))))
     if size is None:
         raise _Fail("the search space is not discrete, so it has no grid size")
     if size != _answer_number(question):
         raise _Fail(f"the search space holds {size} configurations, the answer says {_answer_number(question):g}")
-    return f"sampler: {size} configurations"
+    return f"search-space model: {size} configurations"
 
 
 def _parse_time(value: Any, label: str) -> datetime:

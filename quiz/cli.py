@@ -27,27 +27,30 @@ def build_parser() -> argparse.ArgumentParser:
         description="Train for the exam's questions on Azure ML training jobs, sweeps, distributed "
                     "training, pipelines and schedules, with answers amllab itself proves.")
     parser.add_argument("--check", action="store_true",
-                        help="load the bank and run every question's machine check; exit 1 if any fails")
+                        help="load the bank and run every question's machine check; print the counts, the fairness "
+                             "figures and what each kind of check proves; exit 1 if any fails")
     parser.add_argument("--plain", action="store_true",
                         help="line-based prompts instead of the full-screen app (screen readers, dumb terminals)")
     parser.add_argument("--mode", choices=("practice", "exam", "review", "drill", "missed", "custom"),
                         help="start this mode directly (with --plain, or to skip the home screen)")
     parser.add_argument("--domain", help="the domain for drill mode (assets, command, tracking, sweep, distributed, pipeline, "
                                          "schedule)")
-    parser.add_argument("--count", type=_positive, help="questions in a session (exam default 40)")
-    parser.add_argument("--data-dir", type=Path,
+    parser.add_argument("--count", type=_positive, metavar="N",
+                        help="questions in a session, at least 1 (exam default 40)")
+    parser.add_argument("--data-dir", type=Path, metavar="DIR",
                         help="where progress is kept (default: the user data directory)")
     parser.add_argument("--reset-damaged-progress", action="store_true",
-                        help="if the progress database is damaged, move it aside (progress.sqlite3.damaged-<time>) "
-                             "and start fresh without asking")
-    parser.add_argument("--bank", type=Path, action="append",
+                        help="if the progress database is damaged, move it aside (progress.sqlite3.damaged-<UTC "
+                             "time>, with its -wal and -shm files) and start fresh without asking")
+    parser.add_argument("--bank", type=Path, action="append", metavar="PATH",
                         help="a bank file or folder instead of the built-in bank (repeatable)")
     parser.add_argument("-v", "--verbose", action="store_true", help="with --check: one line per check")
     parser.add_argument("--import", dest="import_file", type=Path, metavar="FILE",
                         help="check a file of your own cards (the bank's format; any source) and add it to your "
                              "questions, kept in the data folder")
     parser.add_argument("--fit", action="store_true",
-                        help="fit the spaced-repetition scheduler (FSRS) to your own answers (needs 512 or more)")
+                        help="fit the spaced-repetition scheduler (FSRS) to your own answers, from 512 spaced "
+                             "answers on (needs torch and pandas: amllab[quiz,run])")
     parser.add_argument("--retention", type=float, metavar="R",
                         help="the recall the schedule aims for, 0.7-0.97 (FSRS's default 0.9): higher reviews "
                              "sooner and more often")
@@ -106,7 +109,7 @@ def settings(args: argparse.Namespace) -> int:
 CHECK_PROVES = {
     "lint": "aml-lint's verdict on the question's YAML",
     "lint_options": "aml-lint's verdict on each option's YAML",
-    "grid_size": "the runner's sampler counts the search space",
+    "grid_size": "the search-space model aml-lint and aml-run share counts the configurations",
     "next_fires": "the trigger calculator lists the fire times",
     "pipeline_order": "the validator's pipeline graph orders the steps",
     "scenario": "the claim is among a lab's expectations, which the test suite proves by running the lab "

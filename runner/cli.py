@@ -41,27 +41,30 @@ def _common(parser: argparse.ArgumentParser) -> None:
                              "above the current directory, else .amllab/ beside the spec)")
 
 
-def _name_arguments(parser: argparse.ArgumentParser) -> None:
+def _name_arguments(parser: argparse.ArgumentParser, what: str = "job") -> None:
     """A job or schedule named as az names it: positional NAME or -n/--name NAME."""
-    parser.add_argument("name", nargs="?")
-    parser.add_argument("--name", "-n", dest="name_option")
+    parser.add_argument("name", nargs="?", metavar="NAME", help=f"the {what}'s name (or -n/--name NAME)")
+    parser.add_argument("--name", "-n", dest="name_option", metavar="NAME", help=f"the {what}'s name, as az takes it")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="aml-run", description="Run Azure ML v2 job specs on this machine, "
                                      "with the service's semantics and MLflow tracking.")
-    parser.add_argument("--version", action="version", version=f"aml-run {__version__}")
+    parser.add_argument("--version", action="version", version=f"aml-run {__version__}",
+                        help="print the version and exit")
     groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute,schedule,scheduler,scenario}")
     groups.required = True
 
     job = groups.add_parser("job", help="submit and follow jobs").add_subparsers(dest="verb", metavar="VERB")
     job.required = True
     create = job.add_parser("create", help="validate and submit a job spec")
-    create.add_argument("--file", "-f", required=True)
-    create.add_argument("--name", "-n")
+    create.add_argument("--file", "-f", required=True, metavar="FILE", help="the job spec (YAML) to lint and run")
+    create.add_argument("--name", "-n", help="the job's name (default: the spec's name, else a generated one)")
     create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a field, as az does: --set inputs.lr=0.1")
-    create.add_argument("--stream", action="store_true", help="follow the log and exit with the job's outcome")
+                        help="override a field, as az does: --set inputs.lr=0.1 (repeatable)")
+    create.add_argument("--stream", action="store_true",
+                        help="follow the log and exit with the job's outcome; Ctrl-C cancels the job "
+                        "(without it: print the job's name and return at once; the job runs on)")
     share = create.add_argument_group("one node of a job across machines (pytorch)")
     share.add_argument("--nodes", type=int, metavar="N", help="how many machines run the job "
                        "(= resources.instance_count); every machine runs this command with its own --node-rank")
@@ -72,8 +75,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--preempt-after", metavar="SECONDS[,SECONDS...]", type=_seconds_list, default=(),
                         help="a spot job (queue_settings.job_tier: spot) loses its node after SECONDS of "
                         "running and is re-queued with its ./outputs; a list preempts it once per entry")
-    for verb, text in (("stream", "follow a job's log until it ends (a sweep: its live trials table)"),
-                       ("show", "a job's details"), ("cancel", "stop a job and everything it started"),
+    for verb, text in (("stream", ("follow a job's log until it ends (a sweep on a terminal: its live trials "
+                                   "table); Ctrl-C stops following, and the job goes on")),
+                       ("show", "a job's details"),
+                       ("cancel", "stop a job and every process it started (a trial: the sweep goes on)"),
                        ("plot", "a sweep's picture: every trial's primary-metric curve (PNG)")):
         sub = job.add_parser(verb, help=text)
         _name_arguments(sub)
@@ -92,42 +97,52 @@ def build_parser() -> argparse.ArgumentParser:
     _common(listing)
     download = job.add_parser("download", help="copy a job's outputs and logs")
     _name_arguments(download)
-    download.add_argument("--output-name")
-    download.add_argument("--download-path", "-p", default=".")
+    download.add_argument("--output-name", metavar="NAME", help="one named output (default: the default "
+                          "artifacts: ./outputs and the logs; a sweep's are its best trial's)")
+    download.add_argument("--download-path", "-p", default=".", metavar="DIR",
+                          help="the folder to download into")
     download.add_argument("--all", action="store_true", help="the default artifacts and every named output")
     _common(download)
 
-    for group, title in (("data", "data assets"), ("environment", "environments"),
-                         ("component", "components"), ("compute", "computes")):
+    for group, title, one in (("data", "data assets", "a data asset"),
+                              ("environment", "environments", "an environment"),
+                              ("component", "components", "a component"), ("compute", "computes", "a compute")):
         verbs = groups.add_parser(group, help=title).add_subparsers(dest="verb", metavar="VERB")
         verbs.required = True
-        create = verbs.add_parser("create", help=f"register {title[:-1]}")
+        create = verbs.add_parser("create", help=f"register {one}")
         if group == "compute":
-            create.add_argument("--name", "-n", required=True)
-            create.add_argument("--max-instances", type=int, default=4)
-            create.add_argument("--type", choices=("cpu", "gpu"), default="cpu")
-            create.add_argument("--size", help="a VM size, recorded for the record (e.g. Standard_DS3_v2)")
+            create.add_argument("--name", "-n", required=True, help="the compute's name (azureml:NAME in specs)")
+            create.add_argument("--max-instances", type=int, default=4, metavar="K",
+                                help="jobs or nodes at once on it; the rest wait in Queued")
+            create.add_argument("--type", choices=("cpu", "gpu"), default="cpu",
+                                help="a label: jobs run on this machine either way")
+            create.add_argument("--size", metavar="VM_SIZE",
+                                help="a VM size, recorded for the record (e.g. Standard_DS3_v2)")
         else:
-            create.add_argument("--file", "-f", required=group == "component")
+            create.add_argument("--file", "-f", required=group == "component",
+                                help=f"the {group}'s YAML" + ("" if group == "component" else
+                                                             ", or the options below"))
             if group != "component":
-                create.add_argument("--name", "-n")
-                create.add_argument("--version", "-v")
+                create.add_argument("--name", "-n", help=f"the {group}'s name")
+                create.add_argument("--version", "-v", help="its version (versions never change once registered)")
             if group == "data":
-                create.add_argument("--path", "-p")
-                create.add_argument("--type", "-t", choices=("uri_file", "uri_folder", "mltable"))
-                create.add_argument("--description")
+                create.add_argument("--path", "-p", help="a local file or folder (remote paths are refused)")
+                create.add_argument("--type", "-t", choices=("uri_file", "uri_folder", "mltable"),
+                                    help="the data asset's type")
+                create.add_argument("--description", help="a description, kept with the asset")
             if group == "environment":
-                create.add_argument("--python", help="a Python executable or virtual environment folder "
-                                    "to run this environment's jobs with (default: the host interpreter)")
-                create.add_argument("--conda-file")
-                create.add_argument("--image")
+                create.add_argument("--python", metavar="PATH",
+                                    help="a Python executable or virtual environment folder to run this "
+                                    "environment's jobs with (default: the host interpreter)")
+                create.add_argument("--conda-file", metavar="FILE", help="a conda file")
+                create.add_argument("--image", help="a Docker image (recorded, never pulled)")
         _common(create)
         _common(verbs.add_parser("list", help=f"list {title}"))
         show = verbs.add_parser("show", help=f"one of the {title}")
-        show.add_argument("--name", "-n", required=True)
+        show.add_argument("--name", "-n", required=True, help=f"the {group}'s name")
         if group != "compute":
-            show.add_argument("--version", "-v")
-            show.add_argument("--label", "-l")
+            show.add_argument("--version", "-v", help="one version (default: the latest)")
+            show.add_argument("--label", "-l", help="latest: the newest version")
         _common(show)
     _schedule_parsers(groups)
     _scenario_parsers(groups)
@@ -162,7 +177,7 @@ def _schedule_parsers(groups: Any) -> None:
         dest="verb", metavar="VERB")
     verbs.required = True
     create = verbs.add_parser("create", help="validate and register a schedule (enabled)")
-    create.add_argument("--file", "-f", required=True)
+    create.add_argument("--file", "-f", required=True, help="the schedule's YAML, linted before it is registered")
     _common(create)
     _common(verbs.add_parser("list", help="the workspace's schedules, with their next fire time"))
     for verb, text in (("show", "a schedule; --next N adds its next fire times (its zone and UTC)"),
@@ -170,9 +185,10 @@ def _schedule_parsers(groups: Any) -> None:
                        ("disable", "stop firing it"), ("trigger", "run its job now"),
                        ("delete", "remove it (the jobs it created stay)")):
         sub = verbs.add_parser(verb, help=text)
-        _name_arguments(sub)
+        _name_arguments(sub, "schedule")
         if verb == "show":
-            sub.add_argument("--next", type=int, default=0, metavar="N", help="list the next N fire times")
+            sub.add_argument("--next", type=int, default=0, metavar="N",
+                             help="list the next N fire times, in its time zone and in UTC")
         _common(sub)
     scheduler = groups.add_parser("scheduler", help="fire due schedules, in the foreground (Ctrl-C stops it)")
     scheduler.add_argument("--once", action="store_true",

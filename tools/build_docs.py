@@ -36,7 +36,10 @@ def render() -> str:
             family = code[:4]
             out += ["", f"## {family}xx — {FAMILIES.get(family, '')}"]
         out += ["", f"### {code}", "", f"**{rule.name}** ({rule.severity}): {rule.summary}", "",
-                rule.doc.strip(), "", "Bad:", "", "```yaml", rule.bad.rstrip("\n"), "```", "",
+                rule.doc.strip()]
+        if rule.sources:
+            out += ["", "See:", "", *(f"- <{url}>" for url in rule.sources)]
+        out += ["", "Bad:", "", "```yaml", rule.bad.rstrip("\n"), "```", "",
                 "Good:", "", "```yaml", rule.good.rstrip("\n"), "```"]
     return "\n".join(out) + "\n"
 

@@ -39,8 +39,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or directories (default: .); '-' reads standard input")
     parser.add_argument("--format", choices=("text", "json", "github", "sarif"),
-                        help="output format (default: text, or github when GITHUB_ACTIONS=true)")
-    parser.add_argument("--select", metavar="CODES", help="only these codes or prefixes (comma-separated)")
+                        help="output format (default: text, or github (workflow annotations) when "
+                             "GITHUB_ACTIONS=true; sarif is SARIF 2.1.0)")
+    parser.add_argument("--select", metavar="CODES",
+                        help="only these codes or prefixes, comma-separated (AML3, AML301, ALL)")
     parser.add_argument("--extend-select", metavar="CODES", help="add codes to the configured selection")
     parser.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
@@ -48,19 +50,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="read [tool.amllab.lint] from FILE instead of the nearest pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
     parser.add_argument("--stdin-filename", metavar="PATH",
-                        help="the path to report (and to resolve relative paths from) for '-'")
-    parser.add_argument("--max-file-size", type=int, metavar="BYTES", help="largest file to read")
+                        help="with '-': the path to report, and to resolve relative paths from")
+    parser.add_argument("--max-file-size", type=int, metavar="BYTES", help="largest file to read (default: 1 MiB)")
     parser.add_argument("--workspace", type=Path, metavar="DIR",
                         help="a local aml-run workspace: referenced data, environments, components "
-                             "and computes must be registered there (default: $AMLLAB_WORKSPACE)")
+                             "and computes must be registered there, and AML805 says how to register "
+                             "what is missing (default: $AMLLAB_WORKSPACE)")
     parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                         help="worker processes for large trees (default: one per core)")
-    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto")
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour in text output (auto: on a terminal, when NO_COLOR is unset)")
     parser.add_argument("-v", "--verbose", action="store_true",
-                        help="show info findings and which files were checked or skipped, and why")
-    parser.add_argument("--explain", metavar="CODE", help="print a rule's documentation and exit")
+                        help="also show info findings, and which files were checked or skipped, and why")
+    parser.add_argument("--explain", metavar="CODE",
+                        help="print a rule's documentation (a bad and a good example) and exit")
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
-    parser.add_argument("--version", action="version", version=f"aml-lint {__version__}")
+    parser.add_argument("--version", action="version", version=f"aml-lint {__version__}",
+                        help="print the version and exit")
     return parser
 
 

@@ -1,9 +1,11 @@
-"""The one value every check produces: a :class:`Diagnostic` pointing at a place in a file."""
+"""What amllab reports: a :class:`Diagnostic` pointing at a place in a file. A rule's check
+function yields :class:`Finding` values (what is wrong, where, and the fix); the code and the
+severity come from the rule registry (validator/rules/_base.py), which stamps them on."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 
 
 class Severity(enum.IntEnum):
@@ -52,3 +54,22 @@ class Diagnostic:
             "pointer": self.pointer,
             "hint": self.hint,
         }
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule's check function yields: what is wrong, where, and the fix. No code and no
+    severity: a rule is declared once, with both, by ``@check``, and :meth:`Rule.check` turns
+    each finding into a :class:`Diagnostic` carrying them.
+
+    ``at`` is the path of the offending value in the data (``("jobs", "train", "compute")``;
+    ``()`` for the whole file), ``key`` points at its key rather than its value, and ``span``
+    (line, column, end column) places the finding on a word inside the value where the rule
+    located one."""
+
+    message: str
+    at: tuple = ()
+    _: KW_ONLY
+    key: bool = False
+    hint: str | None = None
+    span: tuple[int, int, int] | None = None

@@ -183,7 +183,7 @@ def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
 
 def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
     from .rules._values import enum_name
-    from .rules.sweep import ALGORITHMS
+    from .search_space import algorithm_of
 
     trial = dict(data.get("trial") or {})
     # The sweep's own keys describe every trial (SPEC §4.1-4.2): inputs and outputs live at
@@ -208,7 +208,7 @@ def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
         trial=command_job_from(trial, base_dir),
         search_space=dict(data.get("search_space") or {}),
         # A missing algorithm is sent as null and the service samples at random (SPEC §4.1).
-        sampling_algorithm=enum_name(algorithm, ALGORITHMS) or "random",
+        sampling_algorithm=algorithm_of(algorithm) or "random",
         seed=_sdk_int(settings.get("seed")),
         rule=enum_name(settings.get("rule"), ("random", "sobol")) or "random",
         logbase="e" if logbase in (None, "e", "E") else _number_or_text(logbase),

@@ -8,7 +8,9 @@ costs a few milliseconds.
 Search space
 ============
 :func:`parse_space` reads ``search_space``, the YAML mapping already parsed into Python, into an
-immutable :class:`Space`. Each key is a hyperparameter name (a non-empty string); each value is
+immutable :class:`Space`. What a distribution is, its parameters, what each algorithm accepts,
+the size and the grid come from :mod:`validator.search_space`, the model aml-lint and aml-quiz
+use too; this module refuses what cannot be sampled and samples the rest. Each key is a hyperparameter name (a non-empty string); each value is
 a mapping with ``type`` and that distribution's parameters, and nothing else. ``type`` may be
 written in any case and CamelCase: it is compared after removing ``_`` and lower-casing, so
 ``QUniform``, ``q_uniform`` and ``quniform`` are the same. A numeric parameter may be an int, a
@@ -78,9 +80,11 @@ random (rule sobol)
     normal ``mu + sigma * ndtri(u)`` with u clipped into [1e-12, 1 - 1e-12], and the q and log
     variants by composing these. A branch not chosen leaves its dimensions unused.
 grid
-    Only ``choice`` with scalar values. The Cartesian product of the values, keys in the space's
-    order, values in listed order, the last key varying fastest (``itertools.product``). The
-    seed is not used.
+    Only ``choice`` with scalar values. The model's grid (:meth:`SearchSpace.grid
+    <validator.search_space.SearchSpace.grid>`): the Cartesian product of the distinct values,
+    keys in the space's order, values in listed order, the last key varying fastest; a value
+    listed twice adds no point (that module's documentation gives the evidence). The seed is
+    not used.
 bayesian
     Only ``choice`` (scalar values), ``uniform`` and ``quniform``. Optuna's TPE through its
     ask/tell interface: ``TPESampler(seed=seed, constant_liar=True)`` in a study whose direction
@@ -112,36 +116,22 @@ type (int, float, str, bool, None, dict, list) that serialises to JSON.
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
 import warnings
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from validator.search_space import (DISTRIBUTIONS, LOG, MAX_DEPTH, PARAMETERS, QUANTIZED, RANGED, Branch,
+                                    Constant, Distribution, SearchSpace, accepts, algorithm_of, dotted,
+                                    parse)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy
 
 __all__ = ["SearchSpaceError", "Suggestion", "Space", "Sampler", "parse_space", "make_sampler",
            "format_value"]
-
-_DISTRIBUTIONS = ("choice", "randint", "uniform", "loguniform", "quniform", "qloguniform",
-                  "normal", "lognormal", "qnormal", "qlognormal")
-_RANGED = ("uniform", "loguniform", "quniform", "qloguniform")
-_GAUSSIAN = ("normal", "lognormal", "qnormal", "qlognormal")
-_LOG = ("loguniform", "qloguniform", "lognormal", "qlognormal")
-_QUANTISED = ("quniform", "qloguniform", "qnormal", "qlognormal")
-_PARAMETERS = {
-    "choice": ("values",),
-    "randint": ("upper",),
-    **{kind: ("min_value", "max_value") for kind in ("uniform", "loguniform")},
-    **{kind: ("min_value", "max_value", "q") for kind in ("quniform", "qloguniform")},
-    **{kind: ("mu", "sigma") for kind in ("normal", "lognormal")},
-    **{kind: ("mu", "sigma", "q") for kind in ("qnormal", "qlognormal")},
-}
-_GRID_ALLOWED = ("choice",)
-_BAYESIAN_ALLOWED = ("choice", "uniform", "quniform")
 
 _RANDOM_REPEATS = 1000
 _BAYESIAN_REPEATS = 100
@@ -168,56 +158,17 @@ class Suggestion:
     params: dict[str, Any]
 
 
-# ----------------------------------------------------------------------------- the parsed tree
-@dataclass(frozen=True)
-class _Const:
-    """A choice value, or an entry of a nested space, returned as it is."""
-
-    text: str  # JSON in the input's key order, decoded afresh for each trial so no caller shares it
-    key: str   # JSON with sorted keys: identical values count once in Space.size
-
-    @property
-    def width(self) -> int:
-        return 0
-
-    def value(self) -> Any:
-        return json.loads(self.text)
-
-
-@dataclass(frozen=True)
-class _Branch:
-    """A mapping value of a choice: a nested search space."""
-
-    items: tuple[tuple[str, _Node | _Const], ...]
-    key: str
-    width: int  # Sobol dimensions of its distributions
-
-
-@dataclass(frozen=True)
-class _Node:
-    """One distribution, with its parameters read as numbers."""
-
-    kind: str
-    path: str
-    low: float = 0.0     # min_value
-    high: float = 0.0    # max_value
-    mu: float = 0.0
-    sigma: float = 0.0
-    q: float = 0.0
-    upper: int = 0
-    options: tuple[_Const | _Branch, ...] = ()
-    width: int = 1       # Sobol dimensions of this node and every node nested in it
-
-
+# ----------------------------------------------------------------------------- the parsed space
 @dataclass(frozen=True)
 class Space:
     """A parsed, validated search space. ``names`` are its top-level keys in order; ``size`` is
     the number of distinct configurations when every node is discrete, else None (see the
-    module's documentation)."""
+    module's documentation); ``model`` is validator.search_space's model of it, which the
+    samplers walk."""
 
     names: tuple[str, ...]
     size: int | None
-    _entries: tuple[_Node, ...] = field(repr=False)
+    model: SearchSpace = field(repr=False)
 
 
 # ----------------------------------------------------------------------------- parsing
@@ -230,14 +181,9 @@ def _error(path: str, problem: str, fix: str) -> SearchSpaceError:
     return SearchSpaceError(f"search_space.{path}: {problem}; {fix}")
 
 
-def _kind(raw: Any) -> str | None:
-    if not isinstance(raw, str):
-        return None
-    squashed = raw.replace("_", "").lower()
-    return squashed if squashed in _DISTRIBUTIONS else None
-
-
 def _number(entry: Mapping[str, Any], key: str, path: str) -> float:
+    """Parameter ``key`` as the model reads it (validator.search_space.read_number), or the
+    error that says why it is no number."""
     raw = entry[key]
     if isinstance(raw, bool) or not isinstance(raw, (int, float, str)):
         raise _error(path, f"{key} is {_short(raw)}, not a number", f"write {key} as a number such as 0.5")
@@ -249,11 +195,6 @@ def _number(entry: Mapping[str, Any], key: str, path: str) -> float:
     if not math.isfinite(value):
         raise _error(path, f"{key} is {_short(raw)}, which is not finite", f"write a finite {key}")
     return value
-
-
-def _json_text(value: Any, path: str, *, sort_keys: bool) -> str:
-    _check_plain(value, path)
-    return json.dumps(value, sort_keys=sort_keys, allow_nan=False)
 
 
 def _check_plain(value: Any, path: str) -> None:
@@ -278,19 +219,22 @@ def _check_plain(value: Any, path: str) -> None:
                  "use a number, a string, a boolean, null, a list or a mapping")
 
 
-def _parse_node(entry: Any, path: str, depth: int) -> _Node:
-    if depth > 100:
-        raise _error(path, "the search space nests more than 100 levels deep", "flatten it")
+def _check_node(node: Distribution) -> None:
+    """Refuse what the samplers cannot sample, depth-first, so the first problem is named."""
+    path = dotted(node.path)
+    if node.depth > MAX_DEPTH:
+        raise _error(path, f"the search space nests more than {MAX_DEPTH} levels deep", "flatten it")
+    entry = node.data
     if not isinstance(entry, Mapping):
         raise _error(path, f"the entry is {_short(entry)}, not a distribution",
                      "write a mapping such as {type: uniform, min_value: 0.001, max_value: 0.1}")
     if "type" not in entry:
-        raise _error(path, "the distribution has no type", f"add `type:`, one of {', '.join(_DISTRIBUTIONS)}")
-    kind = _kind(entry["type"])
+        raise _error(path, "the distribution has no type", f"add `type:`, one of {', '.join(DISTRIBUTIONS)}")
+    kind = node.kind
     if kind is None:
         raise _error(path, f"type {_short(entry['type'])} is not a distribution",
-                     f"use one of {', '.join(_DISTRIBUTIONS)}")
-    wanted = _PARAMETERS[kind]
+                     f"use one of {', '.join(DISTRIBUTIONS)}")
+    wanted = PARAMETERS[kind]
     for key in entry:
         if key != "type" and key not in wanted:
             raise _error(path, f"{kind} has no parameter {_short(key)}",
@@ -300,101 +244,65 @@ def _parse_node(entry: Any, path: str, depth: int) -> _Node:
             raise _error(path, f"{kind} needs {key}", f"add `{key}:` ({kind} takes {', '.join(wanted)})")
 
     if kind == "choice":
-        return _parse_choice(entry["values"], path, depth)
+        _check_choice(node, path)
+        return
     if kind == "randint":
         raw = entry["upper"]
-        upper = raw if isinstance(raw, int) and not isinstance(raw, bool) else int(_number(entry, "upper", path))
+        if not (isinstance(raw, int) and not isinstance(raw, bool)):
+            _number(entry, "upper", path)
+        upper = node.upper
+        assert upper is not None  # an int, or a finite number truncated
         if upper < 1:
             raise _error(path, f"randint upper is {_short(raw)}, but it samples integers in [0, upper)",
                          "set upper to at least 1 (`upper: 10` gives 0-9)")
         if upper > _UPPER_MAX:
             raise _error(path, f"randint upper is {_short(raw)}, above 2**63 - 1", "use a smaller upper")
-        return _Node(kind, path, upper=upper)
+        return
     q = _number(entry, "q", path) if "q" in wanted else 0.0
     if "q" in wanted and q <= 0:
         raise _error(path, f"q is {_short(entry['q'])}, but the rounding step must be greater than 0",
                      "set q to the step between values, such as `q: 1`")
-    if kind in _RANGED:
+    if kind in RANGED:
         low, high = _number(entry, "min_value", path), _number(entry, "max_value", path)
         if low > high:
             raise _error(path, f"min_value {_short(entry['min_value'])} is above max_value "
                                f"{_short(entry['max_value'])}", "swap the two bounds")
         if q and not (math.isfinite(low / q) and math.isfinite(high / q)):
             raise _error(path, f"the range divided by q {_short(entry['q'])} overflows a float", "raise q")
-        return _Node(kind, path, low=low, high=high, q=q)
+        return
     mu, sigma = _number(entry, "mu", path), _number(entry, "sigma", path)
     if sigma <= 0:
         raise _error(path, f"sigma is {_short(entry['sigma'])}, but a standard deviation must be "
                            "greater than 0", "set sigma to the spread wanted around mu")
     reach = (mu - _SIGMAS * sigma, mu + _SIGMAS * sigma)
-    if not all(math.isfinite(x) and (kind in _LOG or not q or math.isfinite(x / q)) for x in reach):
+    if not all(math.isfinite(x) and (kind in LOG or not q or math.isfinite(x / q)) for x in reach):
         raise _error(path, "mu and sigma are too large: the samples overflow a float",
                      "use a smaller mu or sigma")
-    return _Node(kind, path, mu=mu, sigma=sigma, q=q)
 
 
-def _parse_choice(values: Any, path: str, depth: int) -> _Node:
+def _check_choice(node: Distribution, path: str) -> None:
+    values = node.data["values"]
     if not isinstance(values, (list, tuple)) or not values:
         raise _error(path, f"choice values are {_short(values)}, not a non-empty list",
                      "list the values, such as `values: [4, 6, 8]`")
-    options: list[_Const | _Branch] = []
-    for index, value in enumerate(values):
+    for index, option in enumerate(node.options):
         where = f"{path}.values[{index}]"
-        if isinstance(value, Mapping):
-            options.append(_parse_branch(value, where, depth))
-        else:
-            options.append(_Const(_json_text(value, where, sort_keys=False),
-                                  "c" + _json_text(value, where, sort_keys=True)))
-    return _Node("choice", path, options=tuple(options), width=1 + sum(o.width for o in options))
-
-
-def _parse_branch(value: Mapping[str, Any], path: str, depth: int) -> _Branch:
-    if not value:
-        raise _error(path, "the nested search space is an empty mapping",
-                     "give it at least one key, or use a plain value")
-    items: list[tuple[str, _Node | _Const]] = []
-    for key, inner in value.items():
-        if not isinstance(key, str) or not key:
-            raise _error(path, f"key {_short(key)} is not a name", "use a non-empty string key")
-        where = f"{path}.{key}"
-        # The brief's (and the linter's) rule: only a mapping whose type names a distribution is
-        # sampled; any other value, a mapping without such a type included, is a constant.
-        if isinstance(inner, Mapping) and _kind(inner.get("type")) is not None:
-            items.append((key, _parse_node(inner, where, depth + 1)))
-        else:
-            items.append((key, _Const(_json_text(inner, where, sort_keys=False),
-                                      "c" + _json_text(inner, where, sort_keys=True))))
-    # The key of a branch is its spec, not its samples: identical specs count once.
-    key_text = "b" + json.dumps(value, sort_keys=True, allow_nan=False)
-    return _Branch(tuple(items), key_text, sum(item.width for _, item in items))
-
-
-def _size(node: _Node) -> int | None:
-    if node.kind == "choice":
-        total = 0
-        for option in {o.key: o for o in node.options}.values():
-            if isinstance(option, _Const):
-                total += 1
-                continue
-            product = 1
-            for _, item in option.items:
-                if isinstance(item, _Node):
-                    size = _size(item)
-                    if size is None:
-                        return None
-                    product *= size
-            total += product
-        return total
-    if node.kind == "randint":
-        return node.upper
-    if node.kind == "quniform":
-        return round(node.high / node.q) - round(node.low / node.q) + 1
-    if node.kind == "qloguniform":
-        try:
-            return round(math.exp(node.high) / node.q) - round(math.exp(node.low) / node.q) + 1
-        except (OverflowError, ValueError):  # e**max overflows: the base-e sampler refuses it anyway
-            return None
-    return None
+        if isinstance(option, Constant):
+            _check_plain(option.value, where)
+            continue
+        if not option.items:
+            raise _error(where, "the nested search space is an empty mapping",
+                         "give it at least one key, or use a plain value")
+        for key, item in option.items:
+            if not isinstance(key, str) or not key:
+                raise _error(where, f"key {_short(key)} is not a name", "use a non-empty string key")
+            # The model's rule (the linter's too): only a mapping whose type names a
+            # distribution is sampled; any other value, a mapping without such a type included,
+            # is a constant.
+            if isinstance(item, Distribution):
+                _check_node(item)
+            else:
+                _check_plain(item.value, f"{where}.{key}")
 
 
 def parse_space(search_space: Mapping[str, Any]) -> Space:
@@ -407,20 +315,13 @@ def parse_space(search_space: Mapping[str, Any]) -> Space:
     if not search_space:
         raise SearchSpaceError("search_space is empty; add at least one hyperparameter, such as "
                                "`lr: {type: uniform, min_value: 0.001, max_value: 0.1}`")
-    entries: list[_Node] = []
-    for name, entry in search_space.items():
+    model = parse(search_space)
+    for name, node in zip(search_space, model.entries):
         if not isinstance(name, str) or not name:
             raise SearchSpaceError(f"search_space key {_short(name)} is not a name; use letters, digits "
                                    "and underscores")
-        entries.append(_parse_node(entry, name, 0))
-    size: int | None = 1
-    for node in entries:
-        part = _size(node)
-        if part is None:
-            size = None
-            break
-        size *= part
-    return Space(tuple(str(name) for name in search_space), size, tuple(entries))
+        _check_node(node)
+    return Space(model.names, model.size, model)
 
 
 # ----------------------------------------------------------------------------- values
@@ -434,13 +335,22 @@ def _quantise(x: float, q: float) -> float:
     return float(round(x / q) * q) + 0.0
 
 
-def _finish(node: _Node, x: float, base: float | None) -> float:
+def _finish(node: Distribution, x: float, base: float | None) -> float:
     """A draw of the underlying uniform or normal, taken through log and rounding."""
-    if node.kind in _LOG:
+    if node.kind in LOG:
         x = _power(base, x)
-    if node.kind in _QUANTISED:
-        x = _quantise(x, node.q)
+    if node.kind in QUANTIZED:
+        x = _quantise(x, _real(node.q))
     return float(x) + 0.0
+
+
+_T = TypeVar("_T", int, float)
+
+
+def _real(value: _T | None) -> _T:
+    """A parameter parse_space has checked: the model read it as a number."""
+    assert value is not None
+    return value
 
 
 def _clamp(x: float, low: float, high: float) -> float:
@@ -450,41 +360,61 @@ def _clamp(x: float, low: float, high: float) -> float:
 
 def _check_overflow(space: Space, base: float | None) -> None:
     """The log distributions must stay finite with this base, at their bounds or 10 sigma out."""
-    for node in _walk(space._entries):
-        if node.kind not in _LOG:
+    for node in space.model.walk():
+        if node.kind not in LOG:
             continue
-        if node.kind in _RANGED:
-            ends = (node.low, node.high)
+        if node.kind in RANGED:
+            ends = (_real(node.low), _real(node.high))
         else:
-            ends = (node.mu - _SIGMAS * node.sigma, node.mu + _SIGMAS * node.sigma)
+            mu, sigma = _real(node.mu), _real(node.sigma)
+            ends = (mu - _SIGMAS * sigma, mu + _SIGMAS * sigma)
+        q = node.q
         try:
             values = [_power(base, x) for x in ends]
-            fine = all(math.isfinite(v) and (not node.q or math.isfinite(v / node.q)) for v in values)
+            fine = all(math.isfinite(v) and (not q or math.isfinite(v / q)) for v in values)
         except OverflowError:
             fine = False
         if not fine:
             shown = "e" if base is None else format_value(base)
-            raise _error(node.path, f"{node.kind} overflows a float: {shown} ** {max(ends):g} is too large "
+            raise _error(dotted(node.path), f"{node.kind} overflows a float: {shown} ** {max(ends):g} is too large "
                                     "(the bounds of a log distribution are exponents)",
                          "write the logarithms of the values wanted, such as min_value: -9.2 for 1e-4")
-
-
-def _walk(nodes: tuple[_Node, ...]) -> Iterator[_Node]:
-    for node in nodes:
-        yield node
-        for option in node.options:
-            if isinstance(option, _Branch):
-                yield from _walk(tuple(item for _, item in option.items if isinstance(item, _Node)))
 
 
 def _canonical(params: dict[str, Any]) -> str:
     return json.dumps(params, sort_keys=True, separators=(",", ":"), allow_nan=False)
 
 
-def _resolve(option: _Const | _Branch, sample: Callable[[_Node], Any]) -> Any:
-    if isinstance(option, _Const):
-        return option.value()
-    return {key: sample(item) if isinstance(item, _Node) else item.value() for key, item in option.items}
+def _fresh(value: Any) -> Any:
+    """A copy of a constant for one trial, so that no caller shares it (lists and mappings)."""
+    return json.loads(json.dumps(value)) if isinstance(value, (list, tuple, Mapping)) else value
+
+
+def _resolve(option: Constant | Branch, sample: Callable[[Distribution], Any]) -> Any:
+    if isinstance(option, Constant):
+        return _fresh(option.value)
+    return {key: sample(item) if isinstance(item, Distribution) else _fresh(item.value) for key, item in option.items}
+
+
+def _widths(space: Space) -> dict[int, int]:
+    """Sobol dimensions of each distribution and each nested space of the tree, by id(): one per
+    distribution, the nested ones in every value of a choice included."""
+    widths: dict[int, int] = {}
+
+    def width(node: Distribution) -> int:
+        total = 1
+        for option in node.options:
+            inner = 0
+            if isinstance(option, Branch):
+                inner = sum(width(item) for _, item in option.items if isinstance(item, Distribution))
+            widths[id(option)] = inner
+            total += inner
+        widths[id(node)] = total
+        return total
+
+    for node in space.model.entries:
+        width(node)
+    return widths
 
 
 # ----------------------------------------------------------------------------- samplers
@@ -562,18 +492,19 @@ class _RandomSampler(_Drawing):
         self._base = base
 
     def _draw(self) -> dict[str, Any]:
-        return {name: self._value(node) for name, node in zip(self._space.names, self._space._entries)}
+        return {name: self._value(node) for name, node in zip(self._space.names, self._space.model.entries)}
 
-    def _value(self, node: _Node) -> Any:
+    def _value(self, node: Distribution) -> Any:
         rng: numpy.random.Generator = self._rng
         if node.kind == "choice":
             return _resolve(node.options[int(rng.integers(len(node.options)))], self._value)
         if node.kind == "randint":
-            return int(rng.integers(node.upper))
-        if node.kind in _RANGED:
-            x = _clamp(float(rng.uniform(node.low, node.high)), node.low, node.high)
+            return int(rng.integers(_real(node.upper)))
+        if node.kind in RANGED:
+            low, high = _real(node.low), _real(node.high)
+            x = _clamp(float(rng.uniform(low, high)), low, high)
         else:
-            x = float(rng.normal(node.mu, node.sigma))
+            x = float(rng.normal(_real(node.mu), _real(node.sigma)))
         return _finish(node, x, self._base)
 
 
@@ -585,7 +516,9 @@ class _SobolSampler(_Drawing):
         from scipy.stats import qmc
 
         super().__init__(space)
-        self._engine = qmc.Sobol(d=sum(node.width for node in space._entries), scramble=True, seed=seed)
+        self._widths = _widths(space)
+        self._engine = qmc.Sobol(d=sum(self._widths[id(node)] for node in space.model.entries), scramble=True,
+                                 seed=seed)
         self._ndtri = ndtri
         self._base = base
 
@@ -596,33 +529,35 @@ class _SobolSampler(_Drawing):
             point = [float(u) for u in self._engine.random(1)[0]]
         params: dict[str, Any] = {}
         start = 0
-        for name, node in zip(self._space.names, self._space._entries):
+        for name, node in zip(self._space.names, self._space.model.entries):
             params[name] = self._value(node, point, start)
-            start += node.width
+            start += self._widths[id(node)]
         return params
 
-    def _value(self, node: _Node, point: list[float], start: int) -> Any:
+    def _value(self, node: Distribution, point: list[float], start: int) -> Any:
         u = point[start]
         if node.kind == "choice":
             chosen = min(int(u * len(node.options)), len(node.options) - 1)
-            offset = start + 1 + sum(option.width for option in node.options[:chosen])
+            offset = start + 1 + sum(self._widths[id(option)] for option in node.options[:chosen])
             option = node.options[chosen]
-            if isinstance(option, _Const):
-                return option.value()
+            if isinstance(option, Constant):
+                return _fresh(option.value)
             value: dict[str, Any] = {}
             for key, item in option.items:
-                if isinstance(item, _Const):
-                    value[key] = item.value()
+                if isinstance(item, Constant):
+                    value[key] = _fresh(item.value)
                 else:
                     value[key] = self._value(item, point, offset)
-                    offset += item.width
+                    offset += self._widths[id(item)]
             return value
         if node.kind == "randint":
-            return min(int(u * node.upper), node.upper - 1)
-        if node.kind in _RANGED:
-            x = _clamp(node.low + u * (node.high - node.low), node.low, node.high)
+            upper = _real(node.upper)
+            return min(int(u * upper), int(upper) - 1)
+        if node.kind in RANGED:
+            low, high = _real(node.low), _real(node.high)
+            x = _clamp(low + u * (high - low), low, high)
         else:
-            x = node.mu + node.sigma * float(self._ndtri(min(max(u, _NDTRI_EPS), 1 - _NDTRI_EPS)))
+            x = _real(node.mu) + _real(node.sigma) * float(self._ndtri(min(max(u, _NDTRI_EPS), 1 - _NDTRI_EPS)))
         return _finish(node, x, self._base)
 
 
@@ -632,15 +567,14 @@ class _GridSampler:
     def __init__(self, space: Space) -> None:
         self._space = space
         self._unique = _Unique(space)
-        self._points = itertools.product(*(node.options for node in space._entries))
+        # The model's grid: each distinct combination once (a value listed twice adds no point).
+        self._points = space.model.grid()
 
     def ask(self) -> Suggestion | None:
         if self._unique.exhausted:
             return None
         for point in self._points:
-            # A value listed twice makes the same point twice: it runs once.
-            found = self._unique.add({name: option.value() for name, option in zip(self._space.names, point)
-                                      if isinstance(option, _Const)})
+            found = self._unique.add(point)
             if found is not None:
                 return found
         self._unique.exhausted = True
@@ -666,15 +600,16 @@ class _BayesianSampler:
 
     def _suggest(self, trial: Any) -> dict[str, Any]:
         params: dict[str, Any] = {}
-        for name, node in zip(self._space.names, self._space._entries):
+        for name, node in zip(self._space.names, self._space.model.entries):
             if node.kind == "choice":
                 params[name] = trial.suggest_categorical(
-                    name, [option.value() for option in node.options if isinstance(option, _Const)])
+                    name, [option.value for option in node.options if isinstance(option, Constant)])
             elif node.kind == "uniform":
-                params[name] = float(trial.suggest_float(name, node.low, node.high)) + 0.0
+                params[name] = float(trial.suggest_float(name, _real(node.low), _real(node.high))) + 0.0
             else:
-                k = trial.suggest_int(name, round(node.low / node.q), round(node.high / node.q))
-                params[name] = float(k * node.q) + 0.0
+                low, high, q = _real(node.low), _real(node.high), _real(node.q)
+                k = trial.suggest_int(name, round(low / q), round(high / q))
+                params[name] = float(k * q) + 0.0
         return params
 
     def ask(self) -> Suggestion | None:
@@ -726,8 +661,8 @@ def make_sampler(algorithm: str, space: Space, *, seed: int, rule: str = "random
                  logbase: float | str = "e", goal: str = "maximize") -> Sampler:
     """The sampler of a sweep's ``sampling_algorithm`` over ``space``; raise SearchSpaceError when
     the algorithm does not support a distribution of the space, or a setting is wrong."""
-    kind = _squash(algorithm)
-    if kind not in ("random", "grid", "bayesian"):
+    kind = algorithm_of(algorithm)
+    if kind is None:
         raise SearchSpaceError(f"sampling_algorithm is {_short(algorithm)}; write random, grid or bayesian")
     how = _squash(rule)
     if how not in ("random", "sobol"):
@@ -746,18 +681,19 @@ def make_sampler(algorithm: str, space: Space, *, seed: int, rule: str = "random
     base = _logbase(logbase)
 
     if kind == "grid":
-        for node in space._entries:
-            if node.kind != "choice":
-                raise _error(node.path, f"grid sampling needs a choice, but this is {node.kind}",
-                             f"list the grid points (`{node.path}: {{type: choice, values: [...]}}`) or use "
+        for node in space.model.entries:
+            if node.kind is None or not accepts("grid", node.kind):
+                path = dotted(node.path)
+                raise _error(path, f"grid sampling needs a choice, but this is {node.kind}",
+                             f"list the grid points (`{path}: {{type: choice, values: [...]}}`) or use "
                              "random sampling")
             _check_scalars(node, "grid")
         return _GridSampler(space)
     if kind == "bayesian":
-        for node in space._entries:
-            if node.kind not in _BAYESIAN_ALLOWED:
-                raise _error(node.path, f"bayesian sampling supports only choice, uniform and quniform, "
-                                        f"but this is {node.kind}",
+        for node in space.model.entries:
+            if node.kind is None or not accepts("bayesian", node.kind):
+                raise _error(dotted(node.path), f"bayesian sampling supports only choice, uniform and quniform, "
+                                                f"but this is {node.kind}",
                              "describe it with choice, uniform or quniform, or use random sampling")
             if node.kind == "choice":
                 _check_scalars(node, "bayesian")
@@ -768,12 +704,12 @@ def make_sampler(algorithm: str, space: Space, *, seed: int, rule: str = "random
     return _RandomSampler(space, seed, base)
 
 
-def _check_scalars(node: _Node, algorithm: str) -> None:
+def _check_scalars(node: Distribution, algorithm: str) -> None:
     for index, option in enumerate(node.options):
-        value = option.value() if isinstance(option, _Const) else {}
-        if isinstance(value, (dict, list)):
-            what = "a mapping (a nested search space)" if isinstance(value, dict) else "a list"
-            raise _error(f"{node.path}.values[{index}]", f"{algorithm} sampling needs plain values in a "
+        value = option.value if isinstance(option, Constant) else {}
+        if isinstance(value, (Mapping, list, tuple)):
+            what = "a mapping (a nested search space)" if isinstance(value, Mapping) else "a list"
+            raise _error(f"{dotted(node.path)}.values[{index}]", f"{algorithm} sampling needs plain values in a "
                                                          f"choice, but this is {what}",
                          "use numbers or strings, or use random sampling for nested search spaces")
 

@@ -29,7 +29,7 @@ RULES: dict[str, Rule] = dict(sorted(REGISTRY.items()))
 @lru_cache(maxsize=None)
 def checks_for(kind: str) -> tuple[Rule, ...]:
     """The rules with a check function that apply to ``kind``, in code order."""
-    return tuple(rule for rule in RULES.values() if rule.check is not None and kind in rule.kinds)
+    return tuple(rule for rule in RULES.values() if rule.function is not None and kind in rule.kinds)
 
 
 __all__ = ["ALL_KINDS", "RULES", "Rule", "checks_for"]

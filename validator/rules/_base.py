@@ -1,19 +1,33 @@
 """What a rule is. Every rule, whether the loader, the schema check or a ``check`` function
 produces its findings, is declared once here with its code, name, severity and documentation;
-``aml-lint --explain`` and docs/rules.md are generated from these declarations."""
+``aml-lint --explain`` and docs/rules.md are generated from these declarations.
+
+A check function yields :class:`Finding` values (what is wrong, where, the fix) and never names
+its code or severity: :meth:`Rule.check`, which the engine calls, stamps both from the
+declaration, as ruff assigns a code once, in one table. One function owns one code; where
+several rules share their logic (AML202-AML204, undeclared references), each is a registered
+function of its own that calls the shared helper (tests/test_rule_registry.py holds rules to
+this).
+
+A rule's documentation ends with up to two paragraphs of its own. ``See:`` lists the public
+documents the rule rests on (learn.microsoft.com pages, written as their page name, such as
+``reference-yaml-job-sweep``, or full ``https://`` addresses); they are rendered after the text.
+``Provenance:`` is for maintainers (the design notes and experiments behind the rule) and is
+never rendered: users do not have those documents."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Diagnostic, Finding, Severity
 
 if TYPE_CHECKING:
     from ..loader import Document
 
-CheckFunction = Callable[["Document"], Iterable[Diagnostic]]
+CheckFunction = Callable[["Document"], Iterable[Finding]]
 
 REGISTRY: dict[str, "Rule"] = {}
 
@@ -33,12 +47,28 @@ class Rule:
     # Which stage reports it: "file" (loader), "kind" (detection), "schema", "check" or "engine".
     stage: str
     kinds: frozenset[str] = ALL_KINDS
-    check: CheckFunction | None = None
+    # The check function (stage "check" only): it yields findings without code or severity.
+    function: CheckFunction | None = None
     # False where the example cannot be a plain YAML text (bytes, size limits).
     examples_are_runnable: bool = True
+    # The public documents the rule rests on (full URLs), rendered after the documentation.
+    sources: tuple[str, ...] = ()
+    # Where the rule comes from in the maintainers' own notes: kept for them, never rendered.
+    provenance: str = ""
+
+    def check(self, document: Document) -> Iterator[Diagnostic]:
+        """The rule's findings on ``document``, each stamped with this rule's code and severity."""
+        assert self.function is not None, f"{self.code} is reported by the {self.stage} stage, not a check"
+        for finding in self.function(document):
+            if not isinstance(finding, Finding):
+                raise TypeError(f"rule {self.code} yielded {type(finding).__name__}, not a Finding")
+            yield document.diagnostic(self.code, finding.message, finding.at, key=finding.key,
+                                      severity=self.severity, hint=finding.hint, span=finding.span)
 
     def explain(self) -> str:
         parts = [f"{self.code} {self.name} ({self.severity})", "", self.summary, "", self.doc.strip()]
+        if self.sources:
+            parts += ["", "See:", *(f"    {url}" for url in self.sources)]
         parts += ["", "Bad:", "", textwrap.indent(self.bad.strip("\n"), "    "),
                   "", "Good:", "", textwrap.indent(self.good.strip("\n"), "    ")]
         return "\n".join(parts) + "\n"
@@ -48,14 +78,41 @@ def _clean(text: str) -> str:
     return textwrap.dedent(text).strip("\n") + "\n"
 
 
+# A page of Azure Machine Learning's v2 documentation, named in a ``See:`` paragraph.
+LEARN = "https://learn.microsoft.com/azure/machine-learning/{page}?view=azureml-api-2"
+
+
+def _source(name: str) -> str:
+    if name.startswith("https://"):
+        return name
+    page, _, anchor = name.partition("#")
+    return LEARN.format(page=page) + (f"#{anchor}" if anchor else "")
+
+
+def _documentation(text: str) -> tuple[str, tuple[str, ...], str]:
+    """The rendered documentation, its public sources and its provenance (see the module's
+    docstring), from a rule's docstring or ``doc=``."""
+    paragraphs = _clean(text).strip("\n").split("\n\n")
+    sources: tuple[str, ...] = ()
+    provenance = ""
+    while paragraphs and paragraphs[-1].startswith(("See:", "Provenance:")):
+        label, _, rest = paragraphs.pop().partition(":")
+        if label == "See":
+            sources = tuple(_source(name) for name in re.split(r"[\s,]+", rest.strip()) if name)
+        else:
+            provenance = " ".join(rest.split())
+    return "\n\n".join(paragraphs) + "\n", sources, provenance
+
+
 def declare(code: str, name: str, severity: Severity, summary: str, *,
             doc: str, bad: str, good: str, stage: str, kinds: Iterable[str] = ALL_KINDS,
             examples_are_runnable: bool = True) -> Rule:
     """Register a rule whose findings come from the loader, kind detection or the schema."""
     if code in REGISTRY:
         raise ValueError(f"duplicate rule code {code}")
-    rule = Rule(code, name, severity, summary, _clean(doc), _clean(bad), _clean(good), stage,
-                frozenset(kinds), None, examples_are_runnable)
+    text, sources, provenance = _documentation(doc)
+    rule = Rule(code, name, severity, summary, text, _clean(bad), _clean(good), stage,
+                frozenset(kinds), None, examples_are_runnable, sources, provenance)
     REGISTRY[code] = rule
     return rule
 
@@ -68,9 +125,9 @@ def check(code: str, name: str, severity: Severity, summary: str, *,
     def register(function: CheckFunction) -> CheckFunction:
         if code in REGISTRY:
             raise ValueError(f"duplicate rule code {code}")
-        REGISTRY[code] = Rule(code, name, severity, summary, _clean(function.__doc__ or ""),
-                              _clean(bad), _clean(good), "check", frozenset(kinds), function,
-                              examples_are_runnable)
+        text, sources, provenance = _documentation(function.__doc__ or "")
+        REGISTRY[code] = Rule(code, name, severity, summary, text, _clean(bad), _clean(good), "check",
+                              frozenset(kinds), function, examples_are_runnable, sources, provenance)
         return function
 
     return register

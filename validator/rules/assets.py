@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import expressions, pycode, workspace
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from .. import paths as fs
 from ..paths import resolved
@@ -293,49 +293,55 @@ _DATA_JOB = JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --data ${{in
 @check("AML801", "invalid-asset-reference", Severity.ERROR,
        "An `azureml:` reference to an environment, code, data, model or component is malformed.",
        bad=_env("azureml://registries/azureml/environments/sklearn-1.5/version/3"), good=JOB)
-def invalid_asset_reference(document: Document) -> Iterator[Diagnostic]:
+def invalid_asset_reference(document: Document) -> Iterator[Finding]:
     """
-    Azure ML resolves a registered asset from one of these forms (SPEC §3.2, §3.4; core YAML
-    syntax): `azureml:<name>:<version>`, `azureml:<name>@<label>` (`@latest`), a long ARM id
-    `azureml:/subscriptions/.../workspaces/<ws>/<type>/<name>/versions/<version>`, a registry
-    URI `azureml://registries/<registry>/<type>/<name>/versions/<version>` or `.../labels/<label>`;
+    Azure ML resolves a registered asset from one of these forms (the core YAML syntax page):
+    `azureml:<name>:<version>`, `azureml:<name>@<label>` (`@latest`), a long ARM id
+    `azureml:/subscriptions/.../workspaces/<ws>/<type>/<name>/versions/<version>`, a registry URI
+    `azureml://registries/<registry>/<type>/<name>/versions/<version>` or `.../labels/<label>`;
     data also `azureml://datastores/<datastore>/paths/<path>`, the long
     `azureml://subscriptions/.../datastores/<ds>/paths/<path>` form and job outputs
-    `azureml://jobs/<job>/outputs/<name>`. Anything else (`azureml:my-env:` with an empty
-    version, `azureml:@latest`, a registry URI whose name is followed by something other than
-    `/versions/<version>` or `/labels/<label>`, a registry URI to a model where an environment
-    is expected, a datastore path as an environment) is refused at submission, or resolves to
-    nothing. An output's `path` is a storage location (`azureml://datastores/...`); an output is
-    registered with its `name` and `version`. Computes and datastores (`azureml:cpu-cluster`)
-    are not checked here.
+    `azureml://jobs/<job>/outputs/<name>`. Anything else (`azureml:my-env:` with an empty version,
+    `azureml:@latest`, a registry URI whose name is followed by something other than
+    `/versions/<version>` or `/labels/<label>`, a registry URI to a model where an environment is
+    expected, a datastore path as an environment) is refused at submission, or resolves to nothing.
+    An output's `path` is a storage location (`azureml://datastores/...`); an output is registered
+    with its `name` and `version`. Computes and datastores (`azureml:cpu-cluster`) are not checked
+    here.
 
-    A registry URI that stops after the name
-    (`azureml://registries/<registry>/components/<name>`) is not malformed: the SDK loads it
-    and the service resolves the default version (Microsoft's examples use it), so it is
-    AML802's warning, not an error. SPEC §3.4 lists only the pinned registry forms; the real
-    files win here.
+    A registry URI that stops after the name (`azureml://registries/<registry>/components/<name>`)
+    is not malformed: the SDK loads it and the service resolves the default version (Microsoft's
+    examples use it), so it is AML802's warning, not an error. The core syntax page lists only the
+    pinned registry forms; what the SDK and Microsoft's examples do wins here.
+
+    See: reference-yaml-core-syntax
+
+    Provenance: SPEC §3.2, §3.4.
     """
     for slot, problem, hint, _ in _references(document):
         if problem is not None:
-            yield document.diagnostic("AML801", problem, slot.path, hint=hint or FORMS.get(slot.role))
+            yield Finding(problem, slot.path, hint=hint or FORMS.get(slot.role))
 
 
 @check("AML802", "unpinned-asset-version", Severity.WARNING,
        "An `azureml:<name>` reference or a registry URI has no version or label, so the default "
        "version is used.",
        bad=_env("azureml:sklearn-train"), good=JOB)
-def unpinned_asset_version(document: Document) -> Iterator[Diagnostic]:
+def unpinned_asset_version(document: Document) -> Iterator[Finding]:
     """
-    `azureml:<name>` without `:<version>` or `@<label>` is accepted for environments, data,
-    models, code and components: the SDK allows a default version (SPEC §3.4,
-    `EXP:cmd_env_noversion`), but the documented forms name one (§12 rule 6). So is a registry
-    URI that stops after the name, `azureml://registries/<registry>/components/<name>` (also
-    environments and models): azure-ai-ml 1.35.2 loads and validates it, and the service
-    resolves the registry's default version. Which version runs then depends on the
-    workspace's (or registry's) state when the job is submitted, so two runs of the same spec
-    can use different environments, components or data. Pin a version (`azureml:<name>:3`,
-    `.../<name>/versions/3`), or say `@latest` (`.../<name>/labels/latest`) when the newest one
-    is what you mean. Computes and datastores have no versions and get no warning.
+    `azureml:<name>` without `:<version>` or `@<label>` is accepted for environments, data, models,
+    code and components: the SDK allows a default version, but the documented forms name one. So is
+    a registry URI that stops after the name, `azureml://registries/<registry>/components/<name>`
+    (also environments and models): azure-ai-ml 1.35.2 loads and validates it, and the service
+    resolves the registry's default version. Which version runs then depends on the workspace's (or
+    registry's) state when the job is submitted, so two runs of the same spec can use different
+    environments, components or data. Pin a version (`azureml:<name>:3`, `.../<name>/versions/3`),
+    or say `@latest` (`.../<name>/labels/latest`) when the newest one is what you mean. Computes
+    and datastores have no versions and get no warning.
+
+    See: reference-yaml-core-syntax
+
+    Provenance: SPEC §3.4, §12 rule 6; EXP:cmd_env_noversion.
     """
     for slot, problem, _, unpinned in _references(document):
         if problem is None and unpinned:
@@ -346,8 +352,8 @@ def unpinned_asset_version(document: Document) -> Iterator[Diagnostic]:
                 hint = f"write '{base}/versions/<version>', or '{base}/labels/latest' to follow the newest version"
             else:
                 hint = f"write '{value}:<version>', or '{value}@latest' to follow the newest version"
-            yield document.diagnostic(
-                "AML802", f"{noun} '{value}' has no version or label: the default version is used; pin it",
+            yield Finding(
+                f"{noun} '{value}' has no version or label: the default version is used; pin it",
                 slot.path, hint=hint)
 
 
@@ -373,7 +379,7 @@ def _file_slots(document: Document) -> Iterator[Slot]:
 @check("AML810", "file-prefix-reference", Severity.INFO,
        "An environment, component or data import is named with the older `file:<path>` form.",
        bad=_env("file:scenarios/command-job/environment.yml"), good=JOB)
-def file_prefix_reference(document: Document) -> Iterator[Diagnostic]:
+def file_prefix_reference(document: Document) -> Iterator[Finding]:
     """
     `environment: file:./env.yml`, `component: file:./train.yml` and `import_data:
     file:./import.yml` are an older CLI form that azure-ai-ml still reads: the file is loaded
@@ -386,8 +392,12 @@ def file_prefix_reference(document: Document) -> Iterator[Diagnostic]:
     by the SDK: `create_job: file:./job.yml` ("Not supporting non file for create_job"); write
     `create_job: ./job.yml`.
 
-    SPEC §3.4 lists the environment forms without `file:`; azure-ai-ml 1.35.2 loads it
+    The core syntax page lists the environment forms without `file:`; azure-ai-ml 1.35.2 loads it
     (`YamlFileSchema`), so the schema accepts it and this rule only informs.
+
+    See: reference-yaml-core-syntax
+
+    Provenance: SPEC §3.4.
     """
     for slot in _file_slots(document):
         value = slot.value.strip()
@@ -401,7 +411,7 @@ def file_prefix_reference(document: Document) -> Iterator[Diagnostic]:
             noun = FILE_ROLES.get(slot.role, "data import")
             message = f"{noun} '{value}' uses the older `file:` prefix: it is read as the path '{path}'"
             hint = f"write '{path}'"
-        yield document.diagnostic("AML810", message, slot.path, severity=Severity.INFO, hint=hint)
+        yield Finding(message, slot.path, hint=hint)
 
 
 def _environment_file_problems(document: Document, value: str) -> Iterator[tuple[str, str | None]]:
@@ -451,7 +461,7 @@ def _environment_file_problems(document: Document, value: str) -> Iterator[tuple
 @check("AML811", "environment-file", Severity.ERROR,
        "The environment file that `environment: file:<path>` names is missing or not an environment.",
        bad=_env("file:scenarios/command-job/enviroment.yml"), good=JOB)
-def environment_file(document: Document) -> Iterator[Diagnostic]:
+def environment_file(document: Document) -> Iterator[Finding]:
     """
     With the older `environment: file:<path>` form (AML810) azure-ai-ml loads the named YAML
     file, relative to the spec's folder, as an inline environment: a missing file fails the
@@ -468,9 +478,9 @@ def environment_file(document: Document) -> Iterator[Diagnostic]:
         if slot.role != "environment":
             continue
         for problem, hint in _environment_file_problems(document, slot.value.strip()):
-            yield document.diagnostic("AML811", problem, slot.path,
-                                      hint=hint or "an environment file holds `image:` or `build:`, and "
-                                                   "optionally `conda_file:`, as an inline environment does")
+            yield Finding(problem, slot.path,
+                          hint=hint or "an environment file holds `image:` or `build:`, and "
+                                       "optionally `conda_file:`, as an inline environment does")
 
 
 # ----------------------------------------------------------------------------- local paths
@@ -531,7 +541,7 @@ def _asset_id_without_prefix(relative: str) -> bool:
     return relative.startswith("/subscriptions/")
 
 
-def _path_problems(document: Document) -> Iterator[Diagnostic]:
+def _path_problems(document: Document) -> Iterator[Finding]:
     for slot in slots(document):
         if not slot.local:
             continue
@@ -547,23 +557,23 @@ def _path_problems(document: Document) -> Iterator[Diagnostic]:
         value = slot.value.strip()
         if _asset_id_without_prefix(relative) and slot.role in DATA_WHAT:
             # A complete ARM id never gets here (_missing): this one is cut short or misspelt.
-            yield document.diagnostic(
-                "AML803", f"{what} '{value}' starts like an ARM id but is not a complete one: read as "
-                          "a local path, it does not exist", slot.path,
+            yield Finding(
+                f"{what} '{value}' starts like an ARM id but is not a complete one: read as "
+                "a local path, it does not exist", slot.path,
                 hint="an asset's ARM id is '/subscriptions/<sub>/resourceGroups/<rg>/providers/"
                      "Microsoft.MachineLearningServices/workspaces/<ws>/<type>/<name>/versions/<version>'")
         elif _asset_id_without_prefix(relative):
-            yield document.diagnostic(
-                "AML803", f"{what} '{value}' is an asset id without the 'azureml:' prefix: read as "
-                          "a local path, it does not exist", slot.path,
+            yield Finding(
+                f"{what} '{value}' is an asset id without the 'azureml:' prefix: read as "
+                "a local path, it does not exist", slot.path,
                 hint=f"write 'azureml:{value}'")
         else:
-            yield document.diagnostic(
-                "AML803", f"{what} '{value}' does not exist: no file or folder '{_shown(document, relative)}'",
+            yield Finding(
+                f"{what} '{value}' does not exist: no file or folder '{_shown(document, relative)}'",
                 slot.path, hint="paths are resolved against the folder of this spec file")
 
 
-def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
+def _environment_paths(document: Document, slot: Slot) -> Iterator[Finding]:
     environment = slot.value
     conda = environment.get("conda_file")
     relative = _local(conda)
@@ -571,20 +581,20 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
         path = _exists(document, relative)
         where = slot.path + ("conda_file",)
         if path is None:
-            yield document.diagnostic(
-                "AML803", f"conda file '{conda.strip()}' does not exist: no file "
-                          f"'{_shown(document, relative)}'", where,
+            yield Finding(
+                f"conda file '{conda.strip()}' does not exist: no file "
+                f"'{_shown(document, relative)}'", where,
                 hint="paths are resolved against the folder of this spec file")
         elif fs.is_dir(path):
-            yield document.diagnostic(
-                "AML803", f"conda file '{conda.strip()}' is a folder; `conda_file` names a conda YAML file",
+            yield Finding(
+                f"conda file '{conda.strip()}' is a folder; `conda_file` names a conda YAML file",
                 where, hint="point it at the environment's conda.yml inside that folder")
         else:
             referenced = resolve(document, relative)
             if referenced.document is None or not isinstance(referenced.data, dict):
-                yield document.diagnostic(
-                    "AML803", f"conda file '{conda.strip()}' is not a conda YAML file (a mapping with "
-                              "`channels` and `dependencies`); the SDK fails to load it",
+                yield Finding(
+                    f"conda file '{conda.strip()}' is not a conda YAML file (a mapping with "
+                    "`channels` and `dependencies`); the SDK fails to load it",
                     where, hint="a pip requirements file goes under `dependencies: - pip: [...]` of a conda file")
     build = environment.get("build")
     if isinstance(build, dict):
@@ -593,15 +603,15 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
             return
         path = _exists(document, relative)
         if path is None:
-            yield document.diagnostic(
-                "AML803", f"Docker build context '{build['path'].strip()}' does not exist: no folder "
-                          f"'{_shown(document, relative)}'", slot.path + ("build", "path"),
+            yield Finding(
+                f"Docker build context '{build['path'].strip()}' does not exist: no folder "
+                f"'{_shown(document, relative)}'", slot.path + ("build", "path"),
                 hint="paths are resolved against the folder of this spec file")
             return
         if not fs.is_dir(path):
-            yield document.diagnostic(
-                "AML803", f"Docker build context '{build['path'].strip()}' is a file; `build.path` names "
-                          "the folder that holds the Dockerfile", slot.path + ("build", "path"))
+            yield Finding(
+                f"Docker build context '{build['path'].strip()}' is a file; `build.path` names "
+                "the folder that holds the Dockerfile", slot.path + ("build", "path"))
             return
         dockerfile = build.get("dockerfile_path", "Dockerfile")
         if not isinstance(dockerfile, str) or "${{" in dockerfile or not dockerfile.strip():
@@ -609,9 +619,9 @@ def _environment_paths(document: Document, slot: Slot) -> Iterator[Diagnostic]:
         if not fs.is_file(path / dockerfile.strip()):
             where = slot.path + ("build", "dockerfile_path") if "dockerfile_path" in build else slot.path + ("build", "path")
             shown = _shown(document, os.path.join(relative, dockerfile.strip()))
-            yield document.diagnostic(
-                "AML803", f"the Docker build context '{build['path'].strip()}' has no '{dockerfile.strip()}' "
-                          f"(looked for '{shown}')", where,
+            yield Finding(
+                f"the Docker build context '{build['path'].strip()}' has no '{dockerfile.strip()}' "
+                f"(looked for '{shown}')", where,
                 hint="set `dockerfile_path` to the Dockerfile's path inside the build context")
 
 
@@ -624,17 +634,16 @@ def _code_job(code: str) -> str:
        "A local source path (code folder, conda file, Docker build context, additional include) "
        "does not exist.",
        bad=_code_job("./src"), good=_code_job("./scenarios/command-job/src"))
-def missing_local_path(document: Document) -> Iterator[Diagnostic]:
+def missing_local_path(document: Document) -> Iterator[Finding]:
     """
-    Local paths are resolved against the folder of the YAML file that names them (SPEC §1.2,
-    §12 rule 7), and uploaded when the job is submitted. The source a job is built from belongs
-    in the repository next to the spec, so each of these must exist: `code`, an inline
-    environment's `conda_file` (which must be a conda YAML file) and `build.path` (a folder
-    holding the Dockerfile, `Dockerfile` unless `dockerfile_path` says otherwise), and a
-    component's `additional_includes`. The SDK refuses a missing `code` folder when loading
-    ("Can't find directory or file in resolved absolute path"); a missing component file is
-    AML515's finding and a missing `create_job` file AML640's. Bindings (`${{parent.inputs.x}}`),
-    URLs and `azureml:` references are not local paths.
+    Local paths are resolved against the folder of the YAML file that names them, and uploaded when
+    the job is submitted. The source a job is built from belongs in the repository next to the
+    spec, so each of these must exist: `code`, an inline environment's `conda_file` (which must be
+    a conda YAML file) and `build.path` (a folder holding the Dockerfile, `Dockerfile` unless
+    `dockerfile_path` says otherwise), and a component's `additional_includes`. The SDK refuses a
+    missing `code` folder when loading ("Can't find directory or file in resolved absolute path");
+    a missing component file is AML515's finding and a missing `create_job` file AML640's. Bindings
+    (`${{parent.inputs.x}}`), URLs and `azureml:` references are not local paths.
 
     A data or model input's local path is data, not source: when it is missing that is
     AML806's warning (data is usually downloaded or generated before a job is submitted).
@@ -648,6 +657,10 @@ def missing_local_path(document: Document) -> Iterator[Diagnostic]:
     which no download will ever create: that stays an error here. `code:` is different: the
     SDK reads a `code` ARM id without `azureml:` as a local folder and refuses it ("Can't find
     directory or file"), so that is an error whose hint adds the prefix.
+
+    See: reference-yaml-job-command, reference-yaml-environment
+
+    Provenance: SPEC §1.2, §12 rule 7.
     """
     yield from _path_problems(document)
 
@@ -657,26 +670,28 @@ def missing_local_path(document: Document) -> Iterator[Diagnostic]:
        bad=_DATA_JOB.replace("{path}", "./data/iris.csv"),
        good=_DATA_JOB.replace("{path}", "azureml:iris-csv:2"),
        kinds=("commandJob", "sweepJob", "pipelineJob", "pipelineComponent"))
-def missing_local_data(document: Document) -> Iterator[Diagnostic]:
+def missing_local_data(document: Document) -> Iterator[Finding]:
     """
     A job input with a local `path` (`./data/iris.csv`, `file:./data`, any `type`: `uri_file`,
-    `uri_folder`, `mltable`, a model type) is uploaded from the folder of the spec when the job
-    is submitted (SPEC §3.2). Training data is rarely kept in git: a `prepare_data.sh`, a
-    notebook cell or a `make_data.py` downloads or generates it first, and Microsoft's own
-    examples reference local data folders that their set-up scripts create. So a missing input
-    path is a warning, not an error: the spec is fine, but submitting it now would fail at the
-    upload (azure-ai-ml does not look when it loads the file, `EXP:cmd_input_local_missing`),
-    and `aml-run` refuses to start the job until the data is there. Steps of a pipeline and
-    the pipeline's own inputs are checked alike. A path that exists gets no finding, and neither
-    do registered assets, datastore URIs, URLs and `${{...}}` bindings.
+    `uri_folder`, `mltable`, a model type) is uploaded from the folder of the spec when the job is
+    submitted. Training data is rarely kept in git: a `prepare_data.sh`, a notebook cell or a
+    `make_data.py` downloads or generates it first, and Microsoft's own examples reference local
+    data folders that their set-up scripts create. So a missing input path is a warning, not an
+    error: the spec is fine, but submitting it now would fail at the upload (azure-ai-ml does not
+    look when it loads the file), and `aml-run` refuses to start the job until the data is there.
+    Steps of a pipeline and the pipeline's own inputs are checked alike. A path that exists gets no
+    finding, and neither do registered assets, datastore URIs, URLs and `${{...}}` bindings.
 
     Where data must be in place when aml-lint runs (a CI job after the download step), make it
     an error: `warnings-as-errors = ["AML806"]` in `[tool.amllab.lint]`, or `aml-lint --strict`
     (every warning). Missing source (`code`, a conda file, a build context, an include) is
     AML803's error, always.
 
-    SPEC §12 rule 7 lists local input paths among the paths that must exist; real repositories
-    show that this holds at submission, not at lint time, hence the split from AML803.
+    See: how-to-read-write-data-v2, reference-yaml-job-command
+
+    Provenance: SPEC §3.2; EXP:cmd_input_local_missing. SPEC §12 rule 7 lists local input paths
+    among the paths that must exist; real repositories show that this holds at submission, not at
+    lint time, hence the split from AML803.
     """
     for slot in slots(document):
         if not slot.local or slot.role not in DATA_WHAT:
@@ -685,10 +700,10 @@ def missing_local_data(document: Document) -> Iterator[Diagnostic]:
         if relative is None:
             continue
         name = slot.path[-2]  # (..., "inputs", <name>, "path")
-        yield document.diagnostic(
-            "AML806", f"{DATA_WHAT[slot.role]} '{name}': local path '{slot.value.strip()}' does not "
-                      f"exist yet: the job would fail if submitted now (no file or folder "
-                      f"'{_shown(document, relative)}')", slot.path, severity=Severity.WARNING,
+        yield Finding(
+            f"{DATA_WHAT[slot.role]} '{name}': local path '{slot.value.strip()}' does not "
+            f"exist yet: the job would fail if submitted now (no file or folder "
+            f"'{_shown(document, relative)}')", slot.path,
             hint="create it before you submit (run the step that downloads or generates it), or fix "
                  "the path: it is resolved against the folder of this spec file")
 
@@ -724,19 +739,23 @@ def _elsewhere(root: Path, name: str, limit: int = 2000) -> str | None:
        "The script the command starts is not in the local `code` folder.",
        bad=JOB.replace("command: python train.py", "code: .\ncommand: python no_such_script.py"),
        good=JOB.replace("command: python train.py", "code: azureml:train-code:1\ncommand: python train.py"))
-def missing_entry_script(document: Document) -> Iterator[Diagnostic]:
+def missing_entry_script(document: Document) -> Iterator[Finding]:
     """
-    The command runs in the root of the uploaded `code` folder (SPEC §9.4): `python train.py`
-    needs `train.py` there (or in an `additional_includes` entry, which is copied next to it).
-    Otherwise the job fails right after start-up with "can't open file ... No such file or
-    directory", once the compute is up and the environment pulled. Usual causes: `code` points
-    at the parent folder (`python src/train.py` was meant), or the script was renamed.
+    The command runs in the root of the uploaded `code` folder: `python train.py` needs `train.py`
+    there (or in an `additional_includes` entry, which is copied next to it). Otherwise the job
+    fails right after start-up with "can't open file ... No such file or directory", once the
+    compute is up and the environment pulled. Usual causes: `code` points at the parent folder
+    (`python src/train.py` was meant), or the script was renamed.
 
     Scripts started through `python`, `python -m torch.distributed.run`, `torchrun`,
     `deepspeed` or `accelerate launch` are checked, also after `cd <folder> &&`. Not checked:
     `python -m <module>` (it may be installed in the environment), paths with `${{...}}` or
     `$VAR`, absolute paths, and scripts that an earlier command could write (`unzip`, `git
     clone`, a shell script).
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §9.4.
     """
     for holder in holders(document):
         if holder.command_path is None:
@@ -774,8 +793,8 @@ def missing_entry_script(document: Document) -> Iterator[Diagnostic]:
                     message += f"; did you mean '{str(Path(name).parent / close) if Path(name).parent != Path('.') else close}'?"
             else:
                 message += f", which is the single file '{snap.root.name}'"
-            yield document.diagnostic(
-                "AML804", message, holder.command_path,
+            yield Finding(
+                message, holder.command_path,
                 hint="the command runs in the root of the uploaded `code` folder: fix the script path or `code:`",
                 span=word_span(document, holder.command_path, command, name, nth))
 
@@ -801,7 +820,7 @@ def _compute_slots(document: Document) -> Iterator[Slot]:
        "With `--workspace`, a referenced data asset, environment, component or compute is not "
        "registered in that local workspace.",
        bad=JOB, good=JOB, examples_are_runnable=False)
-def unregistered_asset(document: Document) -> Iterator[Diagnostic]:
+def unregistered_asset(document: Document) -> Iterator[Finding]:
     """
     Only with `aml-lint --workspace DIR` (or `AMLLAB_WORKSPACE`): the folder's `workspace.yml`
     is the local registry that `aml-run ... create` writes (validator/workspace.py documents its
@@ -841,8 +860,8 @@ def unregistered_asset(document: Document) -> Iterator[Diagnostic]:
             message = (f"{title} '{name}' has no {wanted} in workspace '{registry.folder}' "
                        f"(registered: {', '.join(known)})")
         command = workspace.REGISTER_COMMANDS[section].format(name=name, version=version or "<version>")
-        yield document.diagnostic("AML805", message, slot.path,
-                                  hint=f"register it: `{command} --workspace {registry.folder}`")
+        yield Finding(message, slot.path,
+                      hint=f"register it: `{command} --workspace {registry.folder}`")
 
 
 # ----------------------------------------------------------------------------- datastore paths
@@ -921,7 +940,7 @@ def datastore_path_problem(text: str) -> tuple[str, str] | None:
        "datastore that can exist.",
        bad=_OUTPUT_JOB.replace("PATH", "../../models/${{name}}/"),
        good=_OUTPUT_JOB.replace("PATH", "models/${{name}}/"))
-def datastore_path_escape(document: Document) -> Iterator[Diagnostic]:
+def datastore_path_escape(document: Document) -> Iterator[Finding]:
     """
     A datastore path (`azureml://datastores/<datastore>/paths/<path>`, and the long
     `azureml://subscriptions/.../workspaces/<ws>/datastores/<datastore>/paths/<path>` form) is
@@ -945,4 +964,4 @@ def datastore_path_escape(document: Document) -> Iterator[Diagnostic]:
             continue  # a malformed `${{ }}` inside is AML201's finding
         found = datastore_path_problem(slot.value)
         if found is not None:
-            yield document.diagnostic("AML807", found[0], slot.path, hint=found[1])
+            yield Finding(found[0], slot.path, hint=found[1])

@@ -11,7 +11,7 @@ import re
 from typing import Any, Iterator
 
 from .. import expressions, names
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
@@ -161,16 +161,19 @@ def _fixed_name(name: str) -> str:
 @check("AML530", "invalid-component-name", Severity.ERROR,
        "A component's `name` is not lower-case letters, digits and underscores, or is too long.",
        bad=COMPONENT.replace("name: train_model", "name: Train-Model"), good=COMPONENT, kinds=NAMED_KINDS)
-def invalid_component_name(document: Document) -> Iterator[Diagnostic]:
+def invalid_component_name(document: Document) -> Iterator[Finding]:
     """
-    A component name must start with a lower-case letter and hold only lower-case letters,
-    digits and underscores (`^[a-z][a-z0-9_]*$`), at most 255 characters (SPEC §6.1, §11 #15).
-    The SDK refuses anything else when the component is loaded or registered: "Component name
-    should only contain lower letter, number, underscore and start with a lower letter". Put a
-    human-friendly title in `display_name`. An inline component inside a pipeline step has no
-    name of its own (the SDK drops it), so only component files are checked; and a component
-    file that a pipeline near it uses as a step's component is registered anonymously, so
-    there the finding is AML549's warning.
+    A component name must start with a lower-case letter and hold only lower-case letters, digits
+    and underscores (`^[a-z][a-z0-9_]*$`), at most 255 characters. The SDK refuses anything else
+    when the component is loaded or registered: "Component name should only contain lower letter,
+    number, underscore and start with a lower letter". Put a human-friendly title in
+    `display_name`. An inline component inside a pipeline step has no name of its own (the SDK
+    drops it), so only component files are checked; and a component file that a pipeline near it
+    uses as a step's component is registered anonymously, so there the finding is AML549's warning.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.1, §11 #15.
     """
     data = document.data
     if not isinstance(data, dict):
@@ -180,14 +183,14 @@ def invalid_component_name(document: Document) -> Iterator[Diagnostic]:
         return  # missing or not a string: the schema reports it
     if not COMPONENT_NAME_RE.fullmatch(name):
         fixed = _fixed_name(name)
-        yield document.diagnostic(
-            "AML530", f"component name '{name}' must start with a lower-case letter and contain only "
+        yield Finding(
+            f"component name '{name}' must start with a lower-case letter and contain only "
             "lower-case letters, digits and underscores; Azure ML rejects it (\"Component name should "
             "only contain lower letter, number, underscore and start with a lower letter\")",
             ("name",), hint=f"rename it to '{fixed}' and put the readable title in `display_name`")
     elif len(name) > MAX_NAME_LENGTH:
-        yield document.diagnostic(
-            "AML530", f"component name is {len(name)} characters long; the limit is {MAX_NAME_LENGTH}",
+        yield Finding(
+            f"component name is {len(name)} characters long; the limit is {MAX_NAME_LENGTH}",
             ("name",), hint=f"shorten it to at most {MAX_NAME_LENGTH} characters")
 
 
@@ -200,12 +203,16 @@ _SCALAR_TOKEN = re.compile(r"(?:[&!][^\s]*\s+)*([^\s#,}\]]+)")
        "A component `version` is written as an unquoted decimal number, which YAML reads as a float.",
        bad=COMPONENT.replace('version: "1"', "version: 1.10"),
        good=COMPONENT.replace('version: "1"', 'version: "1.10"'), kinds=NAMED_KINDS)
-def unquoted_float_version(document: Document) -> Iterator[Diagnostic]:
+def unquoted_float_version(document: Document) -> Iterator[Finding]:
     """
-    A version is a string. Written without quotes, `version: 1.10` is the YAML float 1.1, and
-    the SDK registers the component as version "1.1" (SPEC §6.1, `EXP:comp_version_float2`):
-    1.10 and 1.1 collide, and `2.0` becomes "2.0" only by luck. Quote versions. Unquoted whole
-    numbers (`version: 2`) keep their text and are fine; Microsoft's own examples use them.
+    A version is a string. Written without quotes, `version: 1.10` is the YAML float 1.1, and the
+    SDK registers the component as version "1.1": 1.10 and 1.1 collide, and `2.0` becomes "2.0"
+    only by luck. Quote versions. Unquoted whole numbers (`version: 2`) keep their text and are
+    fine; Microsoft's own examples use them.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.1; EXP:comp_version_float2.
     """
     data = document.data
     if not isinstance(data, dict) or not isinstance(data.get("version"), float):
@@ -221,8 +228,8 @@ def unquoted_float_version(document: Document) -> Iterator[Diagnostic]:
                    "such as 1.10 would silently become \"1.1\"")
     else:
         message = f"version {written} is an unquoted number, which YAML reads as a float: it becomes \"{becomes}\""
-    yield document.diagnostic("AML531", message, ("version",), severity=Severity.WARNING,
-                              hint=f"quote it: version: \"{written}\"")
+    yield Finding(message, ("version",),
+                  hint=f"quote it: version: \"{written}\"")
 
 
 # ----------------------------------------------------------------------------- input values
@@ -252,14 +259,17 @@ def _default_problem(kind: str, default: Any) -> str | None:
 @check("AML532", "invalid-input-default", Severity.ERROR,
        "A component input's `default` is not a value of the input's type.",
        bad=COMPONENT.replace("default: 0.01", "default: fast"), good=COMPONENT, kinds=DEFINITION_KINDS)
-def invalid_input_default(document: Document) -> Iterator[Diagnostic]:
+def invalid_input_default(document: Document) -> Iterator[Finding]:
     """
-    The default is converted to the input's type when the component loads (SPEC §6.2): a
-    `boolean` takes only true/false (in any case, also as a string: "Boolean parameter ... only
-    accept True/False, got maybe"), an `integer` or `number` takes a number or a string that
-    reads as one (`"1e-3"` is fine: PyYAML keeps `1e-3` as a string and the SDK converts it).
-    An integer default such as 2.5 is silently truncated to 2, so the step runs with a value the
-    file does not show.
+    The default is converted to the input's type when the component loads: a `boolean` takes only
+    true/false (in any case, also as a string: "Boolean parameter ... only accept True/False, got
+    maybe"), an `integer` or `number` takes a number or a string that reads as one (`"1e-3"` is
+    fine: PyYAML keeps `1e-3` as a string and the SDK converts it). An integer default such as 2.5
+    is silently truncated to 2, so the step runs with a value the file does not show.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for path, name, port, kind in _typed_inputs(document):
         if "default" not in port:
@@ -270,8 +280,8 @@ def invalid_input_default(document: Document) -> Iterator[Diagnostic]:
             hint = {"boolean": "write default: true or default: false",
                     "integer": "write a whole number, for example default: 10"}.get(
                 kind, "write a number, for example default: 0.01")
-            yield document.diagnostic(
-                "AML532", f"default '{shown}' of {kind} input '{name}' is invalid: {problem}",
+            yield Finding(
+                f"default '{shown}' of {kind} input '{name}' is invalid: {problem}",
                 path + ("default",), hint=hint)
 
 
@@ -283,13 +293,16 @@ def _bounds(port: dict) -> tuple[float | None, float | None]:
        "A component input's `min`/`max` is not a number, or `min` is greater than `max`.",
        bad=COMPONENT.replace("min: 0.0001\n    max: 1.0", "min: 1.0\n    max: 0.0001"),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def invalid_input_range(document: Document) -> Iterator[Diagnostic]:
+def invalid_input_range(document: Document) -> Iterator[Finding]:
     """
-    `min` and `max` bound an `integer` or `number` input (SPEC §6.2, §12 rule 53). They must be
-    numbers (a string that reads as a number is accepted, as the SDK converts it), and `min`
-    must not exceed `max`: no value could satisfy both, so every run of the step fails the
-    range check ("Parameter 'x' should not be less than ..."). The SDK does not check this when
-    the component is created.
+    `min` and `max` bound an `integer` or `number` input. They must be numbers (a string that reads
+    as a number is accepted, as the SDK converts it), and `min` must not exceed `max`: no value
+    could satisfy both, so every run of the step fails the range check ("Parameter 'x' should not
+    be less than ..."). The SDK does not check this when the component is created.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 53.
     """
     for path, name, port, kind in _typed_inputs(document):
         if kind not in ("integer", "number"):
@@ -297,13 +310,13 @@ def invalid_input_range(document: Document) -> Iterator[Diagnostic]:
         for key in ("min", "max"):
             value = port.get(key)
             if key in port and isinstance(value, str) and _number(value) is None:
-                yield document.diagnostic(
-                    "AML533", f"{key} '{value}' of {kind} input '{name}' is not a number",
+                yield Finding(
+                    f"{key} '{value}' of {kind} input '{name}' is not a number",
                     path + (key,), hint=f"write a number, for example {key}: {0 if key == 'min' else 100}")
         low, high = _bounds(port)
         if low is not None and high is not None and low > high:
-            yield document.diagnostic(
-                "AML533", f"min {_shown(port['min'])} of input '{name}' is greater than its max "
+            yield Finding(
+                f"min {_shown(port['min'])} of input '{name}' is greater than its max "
                 f"{_shown(port['max'])}: no value is allowed",
                 path + ("min",), hint="swap min and max")
 
@@ -311,11 +324,15 @@ def invalid_input_range(document: Document) -> Iterator[Diagnostic]:
 @check("AML534", "default-out-of-range", Severity.ERROR,
        "A component input's `default` lies outside its `min`/`max`.",
        bad=COMPONENT.replace("default: 0.01", "default: 5"), good=COMPONENT, kinds=DEFINITION_KINDS)
-def default_out_of_range(document: Document) -> Iterator[Diagnostic]:
+def default_out_of_range(document: Document) -> Iterator[Finding]:
     """
     A default outside [min, max] fails the range check on every run that does not set the input
-    ("Parameter 'x' should not be greater than ..."), so the component only works when each
-    caller overrides it. Nothing checks this when the component is created (SPEC §6.2).
+    ("Parameter 'x' should not be greater than ..."), so the component only works when each caller
+    overrides it. Nothing checks this when the component is created.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for path, name, port, kind in _typed_inputs(document):
         if kind not in ("integer", "number") or "default" not in port:
@@ -332,8 +349,8 @@ def default_out_of_range(document: Document) -> Iterator[Diagnostic]:
             side, bound = "above its max", port["max"]
         else:
             continue
-        yield document.diagnostic(
-            "AML534", f"default {_shown(port['default'])} of input '{name}' is {side} {_shown(bound)}",
+        yield Finding(
+            f"default {_shown(port['default'])} of input '{name}' is {side} {_shown(bound)}",
             path + ("default",), hint="change the default or widen the range")
 
 
@@ -365,16 +382,19 @@ _ENUM_INPUT = COMPONENT.replace("  max_epochs:\n", "  solver:\n    type: string\
        "A string (or boolean) input's `default` is not one of its `enum` values.",
        bad=_ENUM_INPUT.replace("default: sgd", "default: adam"), good=_ENUM_INPUT,
        kinds=DEFINITION_KINDS)
-def default_not_in_enum(document: Document) -> Iterator[Diagnostic]:
+def default_not_in_enum(document: Document) -> Iterator[Finding]:
     """
-    `enum` lists the only values a string input accepts; a default outside the list is refused
-    by the value check on every run that does not set the input, so the component only works
-    when each caller overrides it (SPEC §6.2, §12 rule 53). Matching is exact, including case,
-    with one exception: booleans and their spellings are one value, compared
-    case-insensitively as azure-ai-ml reads them. `enum: [True, False]` (YAML booleans) with
-    `default: 'true'` (a string) is accepted and runs, so `'true'`, `True` and `'TRUE'` all
-    match `True`; the unquoted booleans themselves are AML547. A `boolean` input may carry an
-    `enum` too (the SDK keeps it), and is compared the same way.
+    `enum` lists the only values a string input accepts; a default outside the list is refused by
+    the value check on every run that does not set the input, so the component only works when each
+    caller overrides it. Matching is exact, including case, with one exception: booleans and their
+    spellings are one value, compared case-insensitively as azure-ai-ml reads them. `enum: [True,
+    False]` (YAML booleans) with `default: 'true'` (a string) is accepted and runs, so `'true'`,
+    `True` and `'TRUE'` all match `True`; the unquoted booleans themselves are AML547. A `boolean`
+    input may carry an `enum` too (the SDK keeps it), and is compared the same way.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 53.
     """
     for path, name, port, kind in _typed_inputs(document):
         enum = port.get("enum")
@@ -391,7 +411,7 @@ def default_not_in_enum(document: Document) -> Iterator[Diagnostic]:
         message = f"default '{_shown(default)}' of input '{name}' is not one of its enum values ({allowed})"
         close = closest(_shown(default), [_shown(v) for v in enum])
         hint = f"use '{close}'" if close else "use one of the enum values, or add the default to `enum`"
-        yield document.diagnostic("AML535", message, path + ("default",), hint=hint)
+        yield Finding(message, path + ("default",), hint=hint)
 
 
 @check("AML536", "data-input-default", Severity.ERROR,
@@ -399,17 +419,21 @@ def default_not_in_enum(document: Document) -> Iterator[Diagnostic]:
        bad=COMPONENT.replace("    type: uri_folder\n  learning_rate:",
                              "    type: uri_folder\n    default: azureml:iris:1\n  learning_rate:"),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def data_input_default(document: Document) -> Iterator[Diagnostic]:
+def data_input_default(document: Document) -> Iterator[Finding]:
     """
-    Only parameter inputs (`integer`, `number`, `string`, `boolean`) have defaults. The SDK
-    refuses a default on a `uri_folder`, `uri_file`, `mltable` or model input ("Non-primitive
-    type Input has no default value", SPEC §6.2, §12 rule 54). Bind the data where the component
-    is used: in the job or pipeline step's `inputs:`, or as a pipeline input.
+    Only parameter inputs (`integer`, `number`, `string`, `boolean`) have defaults. The SDK refuses
+    a default on a `uri_folder`, `uri_file`, `mltable` or model input ("Non-primitive type Input
+    has no default value"). Bind the data where the component is used: in the job or pipeline
+    step's `inputs:`, or as a pipeline input.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 54.
     """
     for path, name, port, kind in _typed_inputs(document):
         if kind in PORT_TYPES and "default" in port:
-            yield document.diagnostic(
-                "AML536", f"{kind} input '{name}' cannot have a default: only integer, number, string "
+            yield Finding(
+                f"{kind} input '{name}' cannot have a default: only integer, number, string "
                 "and boolean inputs do (\"Non-primitive type Input has no default value\")",
                 path + ("default",), key=True,
                 hint="remove `default` and bind the data in the step that uses the component "
@@ -444,14 +468,18 @@ def _input_references(template: expressions.Template) -> list[expressions.Refere
        "An optional input without a default is used in the command outside `$[[ ]]`.",
        bad=COMPONENT.replace("$[[--max-epochs ${{inputs.max_epochs}}]]", "--max-epochs ${{inputs.max_epochs}}"),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def optional_input_outside_block(document: Document) -> Iterator[Diagnostic]:
+def optional_input_outside_block(document: Document) -> Iterator[Finding]:
     """
     An optional input may have no value. Only inside an optional block `$[[ ... ]]` is the text
     around it dropped in that case; outside one, the command keeps the flag with nothing (or the
-    literal placeholder) after it, and the script fails or parses the next flag as its value
-    (SPEC §3.10, §6.2: "If set to true, you need use the command includes optional inputs with
-    $[[]]"). Wrap the flag and its value: `$[[--max-epochs ${{inputs.max_epochs}}]]`. An
-    optional input with a default always has a value; AML538 covers that case.
+    literal placeholder) after it, and the script fails or parses the next flag as its value (the
+    component reference: "If set to true, you need use the command includes optional inputs with
+    $[[]]"). Wrap the flag and its value: `$[[--max-epochs ${{inputs.max_epochs}}]]`. An optional
+    input with a default always has a value; AML538 covers that case.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §3.10, §6.2.
     """
     for _, _, site in _component_commands(document):
         template = expressions.parse(site.text)
@@ -465,8 +493,8 @@ def optional_input_outside_block(document: Document) -> Iterator[Diagnostic]:
             message = (f"optional input '{name}' is used outside an optional block: when it has no value, "
                        f"the command still passes the text around '{reference.text}'")
             message += _legacy_note(site.text, reference)
-            yield document.diagnostic(
-                "AML537", message, site.path,
+            yield Finding(
+                message, site.path,
                 hint=f"wrap the flag and the reference: {_wrapped(site.text, reference)}, "
                      "or make the input required",
                 span=_span(document, site.path, site.text, reference.start, reference.text))
@@ -478,13 +506,16 @@ def optional_input_outside_block(document: Document) -> Iterator[Diagnostic]:
                     .replace("$[[--max-epochs ${{inputs.max_epochs}}]]", "--max-epochs ${{inputs.max_epochs}}"),
        good=COMPONENT.replace("    optional: true\n    min: 1\n", "    optional: true\n    default: 10\n    min: 1\n"),
        kinds=DEFINITION_KINDS)
-def optional_default_outside_block(document: Document) -> Iterator[Diagnostic]:
+def optional_default_outside_block(document: Document) -> Iterator[Finding]:
     """
-    The documentation asks for every optional input to sit inside `$[[ ]]` (SPEC §6.2). With a
-    default, the input normally has a value, so the command works; but a caller that passes
-    an empty value (an unset optional pipeline input bound to it) leaves a dangling flag.
-    Either wrap the flag in `$[[ ]]` or drop `optional: true` (the default already makes the
-    input unnecessary to set).
+    The documentation asks for every optional input to sit inside `$[[ ]]`. With a default, the
+    input normally has a value, so the command works; but a caller that passes an empty value (an
+    unset optional pipeline input bound to it) leaves a dangling flag. Either wrap the flag in `$[[
+    ]]` or drop `optional: true` (the default already makes the input unnecessary to set).
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         template = expressions.parse(site.text)
@@ -495,11 +526,11 @@ def optional_default_outside_block(document: Document) -> Iterator[Diagnostic]:
             if "default" not in port:
                 continue  # AML537
             name = reference.parts[1]
-            yield document.diagnostic(
-                "AML538", f"optional input '{name}' is used outside an optional block; it has a default, "
+            yield Finding(
+                f"optional input '{name}' is used outside an optional block; it has a default, "
                 "but an empty value would leave the text around it in the command"
                 + _legacy_note(site.text, reference),
-                site.path, severity=Severity.WARNING,
+                site.path,
                 hint=f"wrap it: {_wrapped(site.text, reference)}, or remove `optional: true`",
                 span=_span(document, site.path, site.text, reference.start, reference.text))
 
@@ -533,13 +564,16 @@ def _input_kinds(site: Any, references: list[expressions.Reference]) -> tuple[li
                              "$[[--max-epochs ${{inputs.max_epochs}} --lr ${{inputs.learning_rate}}]]")
                     .replace("  --learning-rate ${{inputs.learning_rate}}\n", ""),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def required_input_in_block(document: Document) -> Iterator[Diagnostic]:
+def required_input_in_block(document: Document) -> Iterator[Finding]:
     """
-    "Only optional inputs can be in `$[[]]`" (SPEC §6.2, the documentation's common errors). A
-    block is dropped when its optional input has no value, and a required input inside it is
-    dropped with it: the script silently runs without an argument the component declares as
-    required. Move the required part out of the block. (A block holding no optional input at
-    all is AML540.)
+    "Only optional inputs can be in `$[[]]`" (the component reference's common errors). A block is
+    dropped when its optional input has no value, and a required input inside it is dropped with
+    it: the script silently runs without an argument the component declares as required. Move the
+    required part out of the block. (A block holding no optional input at all is AML540.)
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         for block, references in _blocks(site):
@@ -548,8 +582,8 @@ def required_input_in_block(document: Document) -> Iterator[Diagnostic]:
                 continue  # AML540 (or AML201/AML202)
             for reference in required:
                 name = reference.parts[1]
-                yield document.diagnostic(
-                    "AML539", f"required input '{name}' is inside the optional block of "
+                yield Finding(
+                    f"required input '{name}' is inside the optional block of "
                     f"'{optional[0].parts[1]}': it is dropped whenever '{optional[0].parts[1]}' has no value",
                     site.path, hint=f"move '{reference.text}' (and its flag) out of the `$[[ ]]` block",
                     span=_span(document, site.path, site.text, reference.start, reference.text))
@@ -571,13 +605,17 @@ def _block_span(document: Document, site: Any, block: expressions.Block) -> tupl
        bad=COMPONENT.replace("  --learning-rate ${{inputs.learning_rate}}\n",
                              "  $[[--learning-rate ${{inputs.learning_rate}}]]\n"),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def block_without_optional_input(document: Document) -> Iterator[Diagnostic]:
+def block_without_optional_input(document: Document) -> Iterator[Finding]:
     """
-    `$[[ ... ]]` exists for optional inputs: the block is dropped when its optional input has
-    no value. A block whose references are all required inputs (or outputs) is never dropped,
-    and Azure ML rejects it: "Only optional inputs can be in `$[[]]`" (SPEC §6.2). Remove the
-    brackets, or mark the input `optional: true` if the script can run without it. (A block with
-    no reference at all is AML201; one with an undeclared input is AML202.)
+    `$[[ ... ]]` exists for optional inputs: the block is dropped when its optional input has no
+    value. A block whose references are all required inputs (or outputs) is never dropped, and
+    Azure ML rejects it: "Only optional inputs can be in `$[[]]`". Remove the brackets, or mark the
+    input `optional: true` if the script can run without it. (A block with no reference at all is
+    AML201; one with an undeclared input is AML202.)
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         for block, references in _blocks(site):
@@ -597,8 +635,8 @@ def block_without_optional_input(document: Document) -> Iterator[Diagnostic]:
             else:
                 what = "no input, only " + ", ".join(f"'{r.text}'" for r in references)
                 hint = "remove the `$[[ ]]`: only optional inputs belong in an optional block"
-            yield document.diagnostic(
-                "AML540", f"optional block '{text}' holds {what}, so it is never dropped; "
+            yield Finding(
+                f"optional block '{text}' holds {what}, so it is never dropped; "
                 "only optional inputs can be in $[[ ]]",
                 site.path, hint=hint, span=_block_span(document, site, block))
 
@@ -613,11 +651,15 @@ def _port_names(component: dict) -> Iterator[tuple[str, Any]]:
 @check("AML541", "invalid-io-name", Severity.ERROR,
        "A component input or output name is not letters, digits and underscores.",
        bad=COMPONENT.replace("max_epochs", "max-epochs"), good=COMPONENT, kinds=DEFINITION_KINDS)
-def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
+def invalid_io_name(document: Document) -> Iterator[Finding]:
     """
     Port names are used as `${{inputs.<name>}}` and as keys of the service's request; they must
-    match `^[A-Za-z_][A-Za-z0-9_]*$` (SPEC §6.2, §12 rule 13). The SDK refuses others: "'my-flag'
-    is not a valid parameter name, must be composed letters, numbers, and underscores".
+    match `^[A-Za-z_][A-Za-z0-9_]*$`. The SDK refuses others: "'my-flag' is not a valid parameter
+    name, must be composed letters, numbers, and underscores".
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2, §12 rule 13.
     """
     for path, component in component_definitions(document):
         for side, name in _port_names(component):
@@ -627,8 +669,8 @@ def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
             fixed = re.sub(r"\W", "_", text) if text else "x"
             if fixed[0].isdigit():
                 fixed = "_" + fixed
-            yield document.diagnostic(
-                "AML541", f"'{text}' is not a valid {side[:-1]} name: names must start with a letter or "
+            yield Finding(
+                f"'{text}' is not a valid {side[:-1]} name: names must start with a letter or "
                 "an underscore and contain only letters, digits and underscores",
                 path + (side, name), key=True, hint=f"rename it to '{fixed}' (and its references)")
 
@@ -638,12 +680,15 @@ def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
        bad=COMPONENT.replace("  model_output:\n    type: uri_folder\n",
                              "  model_output:\n    type: uri_folder\n  Training_Data:\n    type: uri_folder\n"),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def duplicate_io_name(document: Document) -> Iterator[Diagnostic]:
+def duplicate_io_name(document: Document) -> Iterator[Finding]:
     """
-    Input and output names share one namespace and are compared ignoring case: the SDK refuses
-    `a` next to `A` ("Invalid component input names 'a' and 'A', which are equal ignore case"),
-    and the documentation forbids an input and an output with the same name (SPEC §6.2, §12
-    rule 57). Rename one of them.
+    Input and output names share one namespace and are compared ignoring case: the SDK refuses `a`
+    next to `A` ("Invalid component input names 'a' and 'A', which are equal ignore case"), and the
+    documentation forbids an input and an output with the same name. Rename one of them.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2, §12 rule 57.
     """
     for path, component in component_definitions(document):
         seen: dict[str, tuple[str, Any]] = {}
@@ -661,27 +706,31 @@ def duplicate_io_name(document: Document) -> Iterator[Diagnostic]:
                 message = (f"output '{name}' has the same name as input '{first_name}'"
                            f"{' (ignoring case)' if str(first_name) != str(name) else ''}; "
                            "inputs and outputs must not share names")
-            yield document.diagnostic("AML542", message, path + (side, name), key=True,
-                                      hint=f"rename '{name}'")
+            yield Finding(message, path + (side, name), key=True,
+                          hint=f"rename '{name}'")
 
 
 @check("AML543", "reserved-io-name", Severity.ERROR,
        "A component input or output uses a reserved name (`path`, `home`, `user`...).",
        bad=COMPONENT.replace("training_data", "path"), good=COMPONENT, kinds=DEFINITION_KINDS)
-def reserved_io_name(document: Document) -> Iterator[Diagnostic]:
+def reserved_io_name(document: Document) -> Iterator[Finding]:
     """
     `path`, `ld_library_path`, `user`, `logname`, `home`, `pwd` and `shell` are reserved by the
-    system (they clash with environment variables of the process that runs the command) and
-    cannot name a command component's inputs or outputs (SPEC §6.2, the documentation's common
-    errors table). Names are compared ignoring case.
+    system (they clash with environment variables of the process that runs the command) and cannot
+    name a command component's inputs or outputs (the component reference's common errors table).
+    Names are compared ignoring case.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for path, component in component_definitions(document):
         if not _is_command_component(document, path):
             continue
         for side, name in _port_names(component):
             if str(name).lower() in RESERVED_IO_NAMES:
-                yield document.diagnostic(
-                    "AML543", f"'{name}' is a reserved name and cannot name a component {side[:-1]} "
+                yield Finding(
+                    f"'{name}' is a reserved name and cannot name a component {side[:-1]} "
                     f"(reserved: {', '.join(RESERVED_IO_NAMES)})",
                     path + (side, name), key=True,
                     hint=f"rename it, for example to '{str(name).lower()}_{side[:-1]}'")
@@ -712,12 +761,16 @@ def _source_region(document: Document, path: Path_) -> range:
                     .replace("${{inputs.learning_rate}}\n", "${{inputs.learning_rate}} \\\n")
                     .replace("${{inputs.max_epochs}}]]\n", "${{inputs.max_epochs}}]] \\\n"),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def command_line_continuation(document: Document) -> Iterator[Diagnostic]:
+def command_line_continuation(document: Document) -> Iterator[Finding]:
     """
-    "Using `\\` to make a new line isn't supported in command" (SPEC §6.2, the documentation's
-    common errors table). In a folded block (`>-`) YAML joins the lines with spaces, so the `\\`
-    reaches the shell as an escaped space and the script receives a stray argument. Write the
-    command as a folded block without backslashes: its lines are joined with spaces.
+    "Using `\\` to make a new line isn't supported in command" (the component reference's common
+    errors table). In a folded block (`>-`) YAML joins the lines with spaces, so the `\\` reaches
+    the shell as an escaped space and the script receives a stray argument. Write the command as a
+    folded block without backslashes: its lines are joined with spaces.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §6.2.
     """
     for _, _, site in _component_commands(document):
         text = site.text
@@ -741,8 +794,8 @@ def command_line_continuation(document: Document) -> Iterator[Diagnostic]:
             span = (ends[0], len(source), len(source) + 1)
         elif not joined:
             continue  # an escaped space written on purpose ('My\\ Folder')
-        yield document.diagnostic(
-            "AML544", message, site.path, span=span,
+        yield Finding(
+            message, site.path, span=span,
             hint="remove the backslashes and write the command as a folded block (`command: >-`), "
                  "whose lines are joined with spaces")
 
@@ -751,7 +804,7 @@ def command_line_continuation(document: Document) -> Iterator[Diagnostic]:
        "A component input is declared but its command never uses it.",
        bad=COMPONENT.replace("  --learning-rate ${{inputs.learning_rate}}\n", ""),
        good=COMPONENT, kinds=DEFINITION_KINDS)
-def unused_component_input(document: Document) -> Iterator[Diagnostic]:
+def unused_component_input(document: Document) -> Iterator[Finding]:
     """
     A component passes inputs to its script only through `${{inputs.<name>}}` in the command.
     An input the command never mentions is still shown to every caller, who sets it and sees
@@ -769,10 +822,10 @@ def unused_component_input(document: Document) -> Iterator[Diagnostic]:
         for name in site.inputs:
             if name in used or name in aimed:
                 continue
-            yield document.diagnostic(
-                "AML545", f"input '{name}' is declared but never used in the command of {_owner(path)}: "
+            yield Finding(
+                f"input '{name}' is declared but never used in the command of {_owner(path)}: "
                 "the script never receives its value",
-                path + ("inputs", name), key=True, severity=Severity.WARNING,
+                path + ("inputs", name), key=True,
                 hint=f"pass it in the command (for example `--{str(name).replace('_', '-')} "
                      f"${{{{inputs.{name}}}}}`), or remove the input")
 
@@ -787,22 +840,23 @@ PRIMITIVE_TYPES = ("string", "integer", "number", "boolean")
        good=COMPONENT.replace("outputs:\n", "outputs:\n  best_epoch:\n    type: integer\n"
                                            "    early_available: true\n"),
        kinds=DEFINITION_KINDS)
-def early_available_data_output(document: Document) -> Iterator[Diagnostic]:
+def early_available_data_output(document: Document) -> Iterator[Finding]:
     """
     An early-available output is a primitive value (string, integer, number, boolean) that the
     pipeline reads before the step ends, to decide what runs next. azure-ai-ml refuses
-    `early_available` on a data output (uri_file, uri_folder, a model...): "Early available
-    output 'x' requires output is primitive type" (1.35.2, `_validate_early_available_output`).
-    Older SDKs also required `is_control: true` next to it; the current one no longer reads
-    `is_control` (dropped in azure-sdk-for-python #31248), so a primitive early-available output
-    without it is fine.
+    `early_available` on a data output (uri_file, uri_folder, a model...): "Early available output
+    'x' requires output is primitive type" (1.35.2, `_validate_early_available_output`). Older SDKs
+    also required `is_control: true` next to it; the current one no longer reads `is_control` (it
+    was dropped in 2023), so a primitive early-available output without it is fine.
+
+    See: reference-yaml-component-command, https://github.com/Azure/azure-sdk-for-python/pull/31248
     """
     for path, component in component_definitions(document):
         for name, port in _ports(component, "outputs"):
             kind = port.get("type")
             if port.get("early_available") is True and isinstance(kind, str) and kind not in PRIMITIVE_TYPES:
-                yield document.diagnostic(
-                    "AML546", f"output '{name}' is a {kind}, and only a primitive output (string, integer, "
+                yield Finding(
+                    f"output '{name}' is a {kind}, and only a primitive output (string, integer, "
                     f"number, boolean) can be early_available; Azure ML rejects it (\"Early available "
                     f"output '{name}' requires output is primitive type\")",
                     path + ("outputs", name, "early_available"), key=True,
@@ -818,16 +872,20 @@ def early_available_data_output(document: Document) -> Iterator[Diagnostic]:
        good=_ENUM_INPUT.replace("    default: sgd\n    enum: [sgd, lbfgs]\n",
                                 "    default: 'true'\n    enum: ['True', 'False']\n"),
        kinds=DEFINITION_KINDS)
-def boolean_enum_value(document: Document) -> Iterator[Diagnostic]:
+def boolean_enum_value(document: Document) -> Iterator[Finding]:
     """
-    An `enum` is a list of strings, but YAML reads an unquoted `True`, `False`, `yes` or `no`
-    as a boolean. Specs with `enum: [True, False]` and `default: 'true'` are accepted and run
-    (the values are used as the text `True`/`False`, and the default matches them
-    case-insensitively, AML535), so this is never an error. It is a warning because the
-    documented form is a list of strings and azure-ai-ml 1.35.2's component schema, used by
-    `az ml component create` and when a pipeline loads the file, refuses a boolean there
-    ("Not a valid string.", SPEC §6.2). Quote the values: `enum: ['True', 'False']`, or make
-    the input `type: boolean`, which takes only true and false anyway.
+    An `enum` is a list of strings, but YAML reads an unquoted `True`, `False`, `yes` or `no` as a
+    boolean. Specs with `enum: [True, False]` and `default: 'true'` are accepted and run (the
+    values are used as the text `True`/`False`, and the default matches them case-insensitively,
+    AML535), so this is never an error. It is a warning because the documented form is a list of
+    strings and azure-ai-ml 1.35.2's component schema, used by `az ml component create` and when a
+    pipeline loads the file, refuses a boolean there ("Not a valid string."). Quote the values:
+    `enum: ['True', 'False']`, or make the input `type: boolean`, which takes only true and false
+    anyway.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §6.2.
     """
     for path, name, port, kind in _typed_inputs(document):
         enum = port.get("enum")
@@ -839,12 +897,12 @@ def boolean_enum_value(document: Document) -> Iterator[Diagnostic]:
         shown = ", ".join("True" if enum[i] else "False" for i in flags)
         plural = len(flags) > 1
         quoted = ", ".join(f"'{'True' if enum[i] else 'False'}'" for i in flags)
-        yield document.diagnostic(
-            "AML547", f"enum value{'s' if plural else ''} {shown} of input '{name}' "
+        yield Finding(
+            f"enum value{'s' if plural else ''} {shown} of input '{name}' "
             f"{'are YAML booleans' if plural else 'is a YAML boolean'}, not {'strings' if plural else 'a string'}: "
             f"the service takes {'them' if plural else 'it'} as text, but azure-ai-ml's component schema "
             f"refuses {'them' if plural else 'it'} (\"Not a valid string.\")",
-            path + ("enum", flags[0]), severity=Severity.WARNING,
+            path + ("enum", flags[0]),
             hint=f"quote {'them' if plural else 'it'}: {quoted}"
                  + (", or drop `enum`: a boolean input takes only true and false" if kind == "boolean"
                     else ", or declare the input `type: boolean`"))

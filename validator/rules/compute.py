@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import gpu_sizes, pycode
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
@@ -281,12 +281,15 @@ def _own(holder: Holder, section: str) -> tuple[dict, Path_] | None:
        bad=JOB + "resources:\n  instance_count: 0\n",
        good=JOB + "resources:\n  instance_count: 2\n",
        kinds=RESOURCE_KINDS)
-def instance_count_range(document: Document) -> Iterator[Diagnostic]:
+def instance_count_range(document: Document) -> Iterator[Finding]:
     """
-    `instance_count` is the number of nodes (VMs) the job runs on; the default is 1. The SDK has
-    no range check, so `0` or `-1` loads and is submitted (SPEC §3.6, `EXP:num_ic_0`); the
-    service then cannot allocate the job. Use 1 for a single node, more for distributed
-    training (SPEC §12 rule 18).
+    `instance_count` is the number of nodes (VMs) the job runs on; the default is 1. The SDK has no
+    range check, so `0` or `-1` loads and is submitted; the service then cannot allocate the job.
+    Use 1 for a single node, more for distributed training.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.6, §12 rule 18; EXP:num_ic_0.
     """
     for holder in holders(document):
         own = _own(holder, "resources")
@@ -295,8 +298,8 @@ def instance_count_range(document: Document) -> Iterator[Diagnostic]:
         block, path = own
         count = _int(block.get("instance_count"))
         if count is not None and count < 1:
-            yield document.diagnostic(
-                "AML401", f"instance_count {count} in {holder.context.owner} is not a number of nodes: "
+            yield Finding(
+                f"instance_count {count} in {holder.context.owner} is not a number of nodes: "
                 "it must be at least 1", path + ("instance_count",),
                 hint="instance_count: 1 (or the number of nodes for distributed training)")
 
@@ -306,12 +309,16 @@ def instance_count_range(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 4\n  max_instance_count: 2\n",
        good=JOB + "resources:\n  instance_count: 2\n  max_instance_count: 4\n",
        kinds=RESOURCE_KINDS)
-def max_instance_count(document: Document) -> Iterator[Diagnostic]:
+def max_instance_count(document: Document) -> Iterator[Finding]:
     """
     `max_instance_count` is the upper bound for elastic training: the job starts on
-    `instance_count` nodes and may grow up to `max_instance_count`. A maximum below the start
-    count (or below one node) is a contradiction the SDK does not check (SPEC §3.6, §12 rule 18;
-    the comparison is an inference from the meaning of the two keys).
+    `instance_count` nodes and may grow up to `max_instance_count`. A maximum below the start count
+    (or below one node) is a contradiction the SDK does not check (the comparison is an inference
+    from the meaning of the two keys).
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.6, §12 rule 18.
     """
     for holder in holders(document):
         own = _own(holder, "resources")
@@ -323,14 +330,14 @@ def max_instance_count(document: Document) -> Iterator[Diagnostic]:
             continue
         count = _int(block.get("instance_count"))
         if count is not None and count >= 1 and maximum < count:
-            yield document.diagnostic(
-                "AML402", f"max_instance_count {maximum} is below instance_count {count} in "
+            yield Finding(
+                f"max_instance_count {maximum} is below instance_count {count} in "
                 f"{holder.context.owner}: elastic training cannot start more nodes than its maximum",
                 path + ("max_instance_count",),
                 hint=f"set max_instance_count to at least {count}, or remove it")
         elif maximum < 1:
-            yield document.diagnostic(
-                "AML402", f"max_instance_count {maximum} in {holder.context.owner} is not a number of "
+            yield Finding(
+                f"max_instance_count {maximum} in {holder.context.owner} is not a number of "
                 "nodes: it must be at least 1 (and at least instance_count)",
                 path + ("max_instance_count",), hint="remove max_instance_count, or set it above instance_count")
 
@@ -351,15 +358,19 @@ def _shm_suggestion(text: str) -> str:
        bad=JOB + "resources:\n  shm_size: 16GB\n",
        good=JOB + "resources:\n  shm_size: 16g\n",
        kinds=RESOURCE_KINDS)
-def shm_size_format(document: Document) -> Iterator[Diagnostic]:
+def shm_size_format(document: Document) -> Iterator[Finding]:
     """
     `shm_size` sets the size of the container's shared memory (`/dev/shm`, default `2g`), which
     PyTorch data loaders with several workers fill quickly. The documented format is a positive
-    number followed by one unit letter, `b`, `k`, `m` or `g` (`^[1-9][0-9]*[bkmg]$`, SPEC §3.6,
-    §12 rule 18). The SDK passes any string on unchecked, so a value outside the format reaches
-    the node as written: a bare number is read as bytes by container runtimes (`"16"` gives a
-    16-byte `/dev/shm`, and data loader workers crash), and other spellings (`16GB`, `16G`) are
-    not the documented form. Write the number and one lower-case unit letter.
+    number followed by one unit letter, `b`, `k`, `m` or `g` (`^[1-9][0-9]*[bkmg]$`). The SDK
+    passes any string on unchecked, so a value outside the format reaches the node as written: a
+    bare number is read as bytes by container runtimes (`"16"` gives a 16-byte `/dev/shm`, and data
+    loader workers crash), and other spellings (`16GB`, `16G`) are not the documented form. Write
+    the number and one lower-case unit letter.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.6, §12 rule 18.
     """
     for holder in holders(document):
         own = _own(holder, "resources")
@@ -370,8 +381,8 @@ def shm_size_format(document: Document) -> Iterator[Diagnostic]:
         if not isinstance(value, str) or SHM_SIZE.match(value):
             continue
         suggestion = _shm_suggestion(value)
-        yield document.diagnostic(
-            "AML403", f"shm_size '{value}' is not a size: write a number and one of the units b, k, m, g "
+        yield Finding(
+            f"shm_size '{value}' is not a size: write a number and one of the units b, k, m, g "
             f"(for example '{suggestion}')", path + ("shm_size",), hint=f"shm_size: {suggestion}")
 
 
@@ -383,11 +394,14 @@ def shm_size_format(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: pytorch\n  process_count_per_instance: 0\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: pytorch\n  process_count_per_instance: 1\n",
        kinds=RESOURCE_KINDS)
-def process_count_range(document: Document) -> Iterator[Diagnostic]:
+def process_count_range(document: Document) -> Iterator[Finding]:
     """
-    `process_count_per_instance` is how many processes Azure ML starts on each node, usually
-    one per GPU. The SDK accepts 0 and negative numbers (SPEC §3.7, §12 rule 19); no process
-    means no training.
+    `process_count_per_instance` is how many processes Azure ML starts on each node, usually one
+    per GPU. The SDK accepts 0 and negative numbers; no process means no training.
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.7, §12 rule 19.
     """
     for holder in holders(document):
         own = _own(holder, "distribution")
@@ -397,8 +411,8 @@ def process_count_range(document: Document) -> Iterator[Diagnostic]:
         kind = _distribution_type(block)
         count = _int(block.get("process_count_per_instance"))
         if kind in ("pytorch", "mpi") and count is not None and count < 1:
-            yield document.diagnostic(
-                "AML404", f"process_count_per_instance {count} in {holder.context.owner}: {_article(kind)} {kind} job "
+            yield Finding(
+                f"process_count_per_instance {count} in {holder.context.owner}: {_article(kind)} {kind} job "
                 "needs at least 1 process per node", path + ("process_count_per_instance",),
                 hint="set it to the number of GPUs per node (1 on a CPU node)")
 
@@ -408,11 +422,15 @@ def process_count_range(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: mpi\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: mpi\n  process_count_per_instance: 1\n",
        kinds=RESOURCE_KINDS)
-def mpi_process_count_missing(document: Document) -> Iterator[Diagnostic]:
+def mpi_process_count_missing(document: Document) -> Iterator[Finding]:
     """
-    The command job reference marks `process_count_per_instance` as required for `type: mpi`;
-    the SDK does not, and the job then starts one process per node, which leaves all but one
-    GPU of a multi-GPU node idle (SPEC §3.7, §11 row 12). Say how many processes you want.
+    The command job reference marks `process_count_per_instance` as required for `type: mpi`; the
+    SDK does not, and the job then starts one process per node, which leaves all but one GPU of a
+    multi-GPU node idle. Say how many processes you want.
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.7, §11 row 12.
     """
     for holder in holders(document):
         own = _own(holder, "distribution")
@@ -420,8 +438,8 @@ def mpi_process_count_missing(document: Document) -> Iterator[Diagnostic]:
             continue
         block, path = own
         if _distribution_type(block) == "mpi" and "process_count_per_instance" not in block:
-            yield document.diagnostic(
-                "AML405", f"the mpi distribution of {holder.context.owner} does not set "
+            yield Finding(
+                f"the mpi distribution of {holder.context.owner} does not set "
                 "process_count_per_instance: the docs mark it required, and one process per node is used",
                 path + ("type",), hint="process_count_per_instance: <GPUs per node> (1 on a CPU node)")
 
@@ -431,11 +449,15 @@ def mpi_process_count_missing(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: tensorflow\n  worker_count: 0\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: tensorflow\n  worker_count: 2\n",
        kinds=RESOURCE_KINDS)
-def tensorflow_counts(document: Document) -> Iterator[Diagnostic]:
+def tensorflow_counts(document: Document) -> Iterator[Finding]:
     """
-    A TensorFlow job needs at least one worker (`worker_count` defaults to `instance_count`),
-    and `parameter_server_count` is 0 or more (default 0). The SDK accepts any integer
-    (SPEC §3.7, §12 rule 19); `TF_CONFIG` cannot describe a cluster with no worker.
+    A TensorFlow job needs at least one worker (`worker_count` defaults to `instance_count`), and
+    `parameter_server_count` is 0 or more (default 0). The SDK accepts any integer; `TF_CONFIG`
+    cannot describe a cluster with no worker.
+
+    See: reference-yaml-job-command, how-to-train-distributed-gpu
+
+    Provenance: SPEC §3.7, §12 rule 19.
     """
     for holder in holders(document):
         own = _own(holder, "distribution")
@@ -446,14 +468,14 @@ def tensorflow_counts(document: Document) -> Iterator[Diagnostic]:
             continue
         workers = _int(block.get("worker_count"))
         if workers is not None and workers < 1:
-            yield document.diagnostic(
-                "AML406", f"worker_count {workers} in {holder.context.owner}: a tensorflow job needs at "
+            yield Finding(
+                f"worker_count {workers} in {holder.context.owner}: a tensorflow job needs at "
                 "least 1 worker", path + ("worker_count",),
                 hint="worker_count: <number of nodes> (or remove it: it defaults to instance_count)")
         servers = _int(block.get("parameter_server_count"))
         if servers is not None and servers < 0:
-            yield document.diagnostic(
-                "AML406", f"parameter_server_count {servers} in {holder.context.owner} cannot be negative",
+            yield Finding(
+                f"parameter_server_count {servers} in {holder.context.owner} cannot be negative",
                 path + ("parameter_server_count",), hint="parameter_server_count: 0 (the default)")
 
 
@@ -462,15 +484,18 @@ def tensorflow_counts(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "distribution:\n  type: pytorch\n  process_count_per_instance: 1\n",
        good=JOB + "resources:\n  instance_count: 2\ndistribution:\n  type: pytorch\n  process_count_per_instance: 1\n",
        kinds=RESOURCE_KINDS)
-def nothing_distributed(document: Document) -> Iterator[Diagnostic]:
+def nothing_distributed(document: Document) -> Iterator[Finding]:
     """
     A pytorch or mpi distribution on one node (`instance_count` 1, the default) with one process
-    per node, or a tensorflow distribution with one worker and no parameter server, runs a
-    single process: the job is not distributed at all. Usually `instance_count` or
-    `process_count_per_instance` was forgotten (Azure ML starts one process per node by default,
-    SPEC §3.7 and DOC:how-to-train-distributed-gpu). A component's node count is often set by
-    the pipeline step that uses it, so a component is judged only when it says
-    `instance_count: 1` itself.
+    per node, or a tensorflow distribution with one worker and no parameter server, runs a single
+    process: the job is not distributed at all. Usually `instance_count` or
+    `process_count_per_instance` was forgotten (Azure ML starts one process per node by default). A
+    component's node count is often set by the pipeline step that uses it, so a component is judged
+    only when it says `instance_count: 1` itself.
+
+    See: how-to-train-distributed-gpu, reference-yaml-job-command
+
+    Provenance: SPEC §3.7.
     """
     for holder in holders(document):
         context = holder.context
@@ -498,8 +523,8 @@ def nothing_distributed(document: Document) -> Iterator[Diagnostic]:
             detail = "1 worker and no parameter server"
         else:
             continue
-        yield document.diagnostic(
-            "AML407", f"the {kind} distribution of {_owner_of(context, path)} distributes nothing: {detail}",
+        yield Finding(
+            f"the {kind} distribution of {_owner_of(context, path)} distributes nothing: {detail}",
             path + ("type",),
             hint="set resources.instance_count to the number of nodes"
                  + (" or process_count_per_instance to the GPUs per node" if kind != "tensorflow" else "")
@@ -511,7 +536,7 @@ def nothing_distributed(document: Document) -> Iterator[Diagnostic]:
        bad=COMPONENT.replace("Standard_NC24s_v3", "Standard_NC12s_v3"),
        good=COMPONENT,
        kinds=RESOURCE_KINDS)
-def processes_exceed_gpus(document: Document) -> Iterator[Diagnostic]:
+def processes_exceed_gpus(document: Document) -> Iterator[Finding]:
     """
     Each process of a pytorch or mpi job takes the GPU of its local rank. With more processes
     per node than the node has GPUs, two processes share a GPU and NCCL stops the job with
@@ -539,8 +564,8 @@ def processes_exceed_gpus(document: Document) -> Iterator[Diagnostic]:
         else:
             continue  # both come from a referenced component, which is linted on its own
         name = gpu_sizes.canonical_name(instance_type)
-        yield document.diagnostic(
-            "AML408", f"process_count_per_instance {per_node} in {_owner_of(context, distribution_path)} is more than the "
+        yield Finding(
+            f"process_count_per_instance {per_node} in {_owner_of(context, distribution_path)} is more than the "
             f"{gpus} GPU{'s' if gpus != 1 else ''} of '{name}': processes would share a GPU and the job "
             "fails with 'Duplicate GPU detected'", where,
             hint=f"process_count_per_instance: {gpus} (one process per GPU), or a VM size with more GPUs")
@@ -563,16 +588,20 @@ def _pipeline_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
        "A pipeline or one of its steps uses `compute: local`.",
        bad=PIPELINE.replace("    type: command\n", "    type: command\n    compute: local\n"),
        good=PIPELINE, kinds=PIPELINE_KINDS)
-def local_compute_in_pipeline(document: Document) -> Iterator[Diagnostic]:
+def local_compute_in_pipeline(document: Document) -> Iterator[Finding]:
     """
     Local runs are for single command jobs; the command job reference says that jobs inside a
-    pipeline cannot use `local` (SPEC §3.5, §11 row 1, §12 rule 24). Name a compute cluster
-    (`azureml:<name>`) or use serverless compute.
+    pipeline cannot use `local`. Name a compute cluster (`azureml:<name>`) or use serverless
+    compute.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.5, §11 row 1, §12 rule 24.
     """
     for path, value, where in _pipeline_computes(document):
         if is_local_compute(value):
-            yield document.diagnostic(
-                "AML409", f"compute 'local' for {where}: pipelines cannot run on local compute", path,
+            yield Finding(
+                f"compute 'local' for {where}: pipelines cannot run on local compute", path,
                 hint="name a compute: compute: azureml:<cluster> (or serverless)")
 
 
@@ -581,11 +610,15 @@ def local_compute_in_pipeline(document: Document) -> Iterator[Diagnostic]:
        bad=JOB.replace("azureml:cpu-cluster", "local") + "resources:\n  instance_count: 2\n",
        good=JOB + "resources:\n  instance_count: 2\n",
        kinds=("commandJob",))
-def local_compute_distributed(document: Document) -> Iterator[Diagnostic]:
+def local_compute_distributed(document: Document) -> Iterator[Finding]:
     """
     A local run is one process on the machine that submits it: `distribution` and an
     `instance_count` above 1 are not honoured there, so the run does not test what the spec
-    describes (SPEC §12 rule 24; the distribution part is an inference).
+    describes (the distribution part is an inference).
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §12 rule 24.
     """
     data = _mapping(document.data)
     if not is_local_compute(data.get("compute")):
@@ -599,8 +632,8 @@ def local_compute_distributed(document: Document) -> Iterator[Diagnostic]:
     if count is not None and count > 1:
         reasons.append(f"instance_count {count}")
     if reasons:
-        yield document.diagnostic(
-            "AML410", f"compute 'local' runs a single process on this machine, so {' and '.join(reasons)} "
+        yield Finding(
+            f"compute 'local' runs a single process on this machine, so {' and '.join(reasons)} "
             f"{'is' if len(reasons) == 1 else 'are'} not honoured", ("compute",),
             hint="run distributed jobs on a cluster (compute: azureml:<cluster>) or on serverless compute")
 
@@ -609,12 +642,16 @@ def local_compute_distributed(document: Document) -> Iterator[Diagnostic]:
        "`settings.default_compute` is not `azureml:<name>`, `serverless` or `azureml:serverless`.",
        bad=PIPELINE.replace("default_compute: azureml:cpu-cluster", "default_compute: cpu-cluster"),
        good=PIPELINE, kinds=("pipelineJob",))
-def default_compute_form(document: Document) -> Iterator[Diagnostic]:
+def default_compute_form(document: Document) -> Iterator[Finding]:
     """
     Unlike a job's or a step's `compute`, `settings.default_compute` has no fallback for plain
-    strings: the SDK rejects `default_compute: cpu-cluster` with "Value 'cpu-cluster' passed is
-    not in set ['serverless']; In order to specify an existing computes ..." (SPEC §5.2,
-    `EXP:p_setting_compute_noprefix`, §12 rule 47). Write `azureml:cpu-cluster`, or `serverless`.
+    strings: the SDK rejects `default_compute: cpu-cluster` with "Value 'cpu-cluster' passed is not
+    in set ['serverless']; In order to specify an existing computes ...". Write
+    `azureml:cpu-cluster`, or `serverless`.
+
+    See: reference-yaml-job-pipeline, reference-yaml-core-syntax
+
+    Provenance: SPEC §5.2, §12 rule 47; EXP:p_setting_compute_noprefix.
     """
     settings = _mapping(_mapping(document.data).get("settings"))
     value = settings.get("default_compute")
@@ -625,15 +662,15 @@ def default_compute_form(document: Document) -> Iterator[Diagnostic]:
         return
     path = ("settings", "default_compute")
     if is_local_compute(text):
-        yield document.diagnostic(
-            "AML411", "default_compute 'local' is not accepted: pipelines cannot run on local compute, and "
+        yield Finding(
+            "default_compute 'local' is not accepted: pipelines cannot run on local compute, and "
             "default_compute is 'azureml:<name>' or 'serverless'", path,
             hint="default_compute: azureml:<cluster> (or serverless)")
         return
     name = text[len("azureml"):].lstrip(":/") if text.lower().startswith("azureml") else text
     name = name or "cpu-cluster"
-    yield document.diagnostic(
-        "AML411", f"default_compute '{text}' is not a compute reference: the SDK accepts only "
+    yield Finding(
+        f"default_compute '{text}' is not a compute reference: the SDK accepts only "
         f"'azureml:<name>' or 'serverless' here; did you mean 'azureml:{name}'?", path,
         hint=f"default_compute: azureml:{name}")
 
@@ -650,13 +687,17 @@ def _job_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
        "A `compute:` names a cluster without the `azureml:` prefix.",
        bad=JOB.replace("azureml:cpu-cluster", "cpu-cluster"), good=JOB,
        kinds=JOB_KINDS + PIPELINE_KINDS)
-def compute_without_prefix(document: Document) -> Iterator[Diagnostic]:
+def compute_without_prefix(document: Document) -> Iterator[Finding]:
     """
     The docs write an existing compute as `azureml:<name>` (or `local`, or a full ARM id). The
     SDK's compute field ends in a plain-string fallback, so `compute: cpu-cluster` loads and is
-    resolved by name (SPEC §3.5), but the same name is rejected in `settings.default_compute`
-    (AML411), and a typo'd prefix (`azure:cpu-cluster`) is taken as a compute name. A binding
-    such as `${{parent.inputs.train_compute}}` is not judged: the value arrives at run time.
+    resolved by name, but the same name is rejected in `settings.default_compute` (AML411), and a
+    typo'd prefix (`azure:cpu-cluster`) is taken as a compute name. A binding such as
+    `${{parent.inputs.train_compute}}` is not judged: the value arrives at run time.
+
+    See: reference-yaml-job-command, reference-yaml-core-syntax
+
+    Provenance: SPEC §3.5.
     """
     for path, value, _where in _job_computes(document):
         if not isinstance(value, str) or not value.strip() or _is_binding(value):
@@ -667,24 +708,27 @@ def compute_without_prefix(document: Document) -> Iterator[Diagnostic]:
             continue
         name = text.split(":", 1)[1] if ":" in text else text
         name = name.lstrip("/") or text
-        yield document.diagnostic(
-            "AML412", f"compute '{text}' has no 'azureml:' prefix: an existing compute is written "
+        yield Finding(
+            f"compute '{text}' has no 'azureml:' prefix: an existing compute is written "
             f"'azureml:{name}'", path, hint=f"compute: azureml:{name}")
 
 
 @check("AML413", "serverless-compute", Severity.INFO,
        "A command or sweep job names no compute, so it runs on serverless compute.",
        bad=JOB.replace("compute: azureml:cpu-cluster\n", ""), good=JOB, kinds=JOB_KINDS)
-def serverless_compute(document: Document) -> Iterator[Diagnostic]:
+def serverless_compute(document: Document) -> Iterator[Finding]:
     """
-    Without `compute:`, command and sweep jobs run on serverless compute: by default a single
-    CPU node that Azure ML picks by quota, cost and disk size, on the dedicated tier, in the
-    workspace's region ("Model training on serverless compute": "When `compute` isn't
-    specified for a job, the job runs on serverless compute"). `resources.instance_type` and
-    `instance_count` choose the VM size and node count, and `queue_settings.job_tier` chooses
-    dedicated or spot (SPEC §3.5; the command job reference still says the default is `local`,
-    see §11 row 1). Nothing is missing, so this is a fact (info), never a finding; the same
-    holds for a pipeline step that names no compute (AML517).
+    Without `compute:`, command and sweep jobs run on serverless compute: by default a single CPU
+    node that Azure ML picks by quota, cost and disk size, on the dedicated tier, in the
+    workspace's region ("Model training on serverless compute": "When `compute` isn't specified for
+    a job, the job runs on serverless compute"). `resources.instance_type` and `instance_count`
+    choose the VM size and node count, and `queue_settings.job_tier` chooses dedicated or spot (the
+    command job reference still says the default is `local`). Nothing is missing, so this is a fact
+    (info), never a finding; the same holds for a pipeline step that names no compute (AML517).
+
+    See: how-to-use-serverless-compute, reference-yaml-job-command
+
+    Provenance: SPEC §3.5, §11 row 1.
     """
     data = _mapping(document.data)
     if "compute" in data:
@@ -699,14 +743,14 @@ def serverless_compute(document: Document) -> Iterator[Diagnostic]:
             continue
         instance_type, type_path, _ = _effective(holder.context, "resources", "instance_type")
         if isinstance(instance_type, str) and instance_type.strip() and type_path is not None:
-            yield document.diagnostic(
-                "AML413", f"no compute is named, so {holder.context.owner} runs on serverless compute, "
+            yield Finding(
+                f"no compute is named, so {holder.context.owner} runs on serverless compute, "
                 f"on '{instance_type}' VMs (resources.instance_type)", type_path)
         else:
             where: Path_ = ("type",) if "type" in data else (
                 ("trial",) if document.kind == "sweepJob" else ("command",))
-            yield document.diagnostic(
-                "AML413", f"no compute is named, so {holder.context.owner} runs on serverless compute, on "
+            yield Finding(
+                f"no compute is named, so {holder.context.owner} runs on serverless compute, on "
                 "a VM size that Azure ML picks", where, key=True,
                 hint="set resources.instance_type to choose the VM size, or compute: azureml:<cluster>")
         return
@@ -735,16 +779,19 @@ def _tier(value: Any) -> str | None:
        bad=JOB + "queue_settings:\n  job_tier: spot\n",
        good=JOB + "queue_settings:\n  priority: high\n",
        kinds=JOB_KINDS + PIPELINE_KINDS)
-def job_tier_on_cluster(document: Document) -> Iterator[Diagnostic]:
+def job_tier_on_cluster(document: Document) -> Iterator[Finding]:
     """
-    The job tier (spot, basic, standard, premium) is how serverless compute chooses between
-    spot and dedicated capacity (SPEC §3.5, DOC:how-to-use-serverless-compute). A compute
-    cluster has its own tier, chosen when the cluster was created (dedicated or low-priority
-    nodes), and the SDK documents no effect of `job_tier` there. SPEC §3.8 lists the allowed
-    values but says neither that the service rejects the key on a cluster nor that it ignores
-    it, and a named compute may be a Kubernetes or virtual cluster that does use tiers, so this
-    is a fact to check (info), not a finding. `priority` is meaningful on clusters and is not
-    reported.
+    The job tier (spot, basic, standard, premium) is how serverless compute chooses between spot
+    and dedicated capacity. A compute cluster has its own tier, chosen when the cluster was created
+    (dedicated or low-priority nodes), and the SDK documents no effect of `job_tier` there. The
+    command job reference lists the allowed values but says neither that the service rejects the
+    key on a cluster nor that it ignores it, and a named compute may be a Kubernetes or virtual
+    cluster that does use tiers, so this is a fact to check (info), not a finding. `priority` is
+    meaningful on clusters and is not reported.
+
+    See: how-to-use-serverless-compute, reference-yaml-job-command
+
+    Provenance: SPEC §3.5, §3.8.
     """
     for holder in holders(document):
         context = holder.context
@@ -754,8 +801,8 @@ def job_tier_on_cluster(document: Document) -> Iterator[Diagnostic]:
             tier = _tier(block.get("job_tier"))
             if tier is None:
                 continue
-            yield document.diagnostic(
-                "AML414", f"job_tier '{block.get('job_tier')}' on {context.owner}, which runs on "
+            yield Finding(
+                f"job_tier '{block.get('job_tier')}' on {context.owner}, which runs on "
                 f"'{context.compute}': the job tier chooses serverless capacity, and a compute cluster "
                 "uses the tier it was created with", path + ("job_tier",),
                 hint="remove compute: to run on serverless compute with this tier, or remove job_tier")
@@ -769,12 +816,16 @@ def job_tier_on_cluster(document: Document) -> Iterator[Diagnostic]:
        bad=JOB + "limits:\n  timeout: 0\n",
        good=JOB + "limits:\n  timeout: 7200\n",
        kinds=("commandJob",) + PIPELINE_KINDS)
-def command_timeout(document: Document) -> Iterator[Diagnostic]:
+def command_timeout(document: Document) -> Iterator[Finding]:
     """
-    `limits.timeout` is the longest the job may run, in seconds, after which it is cancelled
-    (SPEC §3.8). The SDK sends any integer as an ISO-8601 duration without a range check, and
-    unlike sweep limits it does not round command-job timeouts up (SPEC §12 rule 20): a timeout
-    of 0 or less leaves the job no time to run. Sweep limits are checked by the sweep rules.
+    `limits.timeout` is the longest the job may run, in seconds, after which it is cancelled. The
+    SDK sends any integer as an ISO-8601 duration without a range check, and unlike sweep limits it
+    does not round command-job timeouts up: a timeout of 0 or less leaves the job no time to run.
+    Sweep limits are checked by the sweep rules.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.8, §12 rule 20.
     """
     for holder in holders(document):
         context = holder.context
@@ -788,8 +839,8 @@ def command_timeout(document: Document) -> Iterator[Diagnostic]:
         block, path = own
         timeout = _int(block.get("timeout"))
         if timeout is not None and timeout <= 0:
-            yield document.diagnostic(
-                "AML415", f"timeout {timeout} in {context.owner} is not a duration: limits.timeout is a "
+            yield Finding(
+                f"timeout {timeout} in {context.owner} is not a duration: limits.timeout is a "
                 "positive number of seconds", path + ("timeout",),
                 hint="timeout: 3600 (one hour), or remove it for no limit")
 
@@ -815,15 +866,19 @@ def _writes_outputs_by_command(command: Any) -> bool:
        .replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --checkpoint-dir ./outputs")
        + "resources:\n  instance_type: Standard_DS3_v2\nqueue_settings:\n  job_tier: spot\n",
        kinds=JOB_KINDS + PIPELINE_KINDS)
-def spot_without_checkpoints(document: Document) -> Iterator[Diagnostic]:
+def spot_without_checkpoints(document: Document) -> Iterator[Finding]:
     """
-    Spot capacity (`queue_settings.job_tier: spot`) is cheaper because Azure may take the VMs
-    back at any time; the job is then requeued and its command starts again from the
-    beginning. Only what was saved survives: files under `./outputs` are uploaded with the
-    job (SPEC §9.4), as are declared outputs. When the entry script (found from `command` under
-    the local `code:` folder, see validator/pycode.py) never mentions `./outputs` and the
-    command passes no output folder, a preempted job cannot resume: save checkpoints there and
-    load the latest one at start. Nothing is said when the script cannot be found.
+    Spot capacity (`queue_settings.job_tier: spot`) is cheaper because Azure may take the VMs back
+    at any time; the job is then requeued and its command starts again from the beginning. Only
+    what was saved survives: files under `./outputs` are uploaded with the job, as are declared
+    outputs. When the entry script (found from `command` under the local `code:` folder, see
+    validator/pycode.py) never mentions `./outputs` and the command passes no output folder, a
+    preempted job cannot resume: save checkpoints there and load the latest one at start. Nothing
+    is said when the script cannot be found.
+
+    See: how-to-use-serverless-compute
+
+    Provenance: SPEC §9.4.
     """
     for holder in holders(document):
         context = holder.context
@@ -839,8 +894,8 @@ def spot_without_checkpoints(document: Document) -> Iterator[Diagnostic]:
             if script is None or pycode.mentions_outputs_folder(script) is not False:
                 break
             shown = _shown(script, source)
-            yield document.diagnostic(
-                "AML416", f"{context.owner} runs on spot capacity but '{shown}' never writes to ./outputs: "
+            yield Finding(
+                f"{context.owner} runs on spot capacity but '{shown}' never writes to ./outputs: "
                 "a preempted job cannot resume", path + ("job_tier",),
                 hint="write checkpoints to ./outputs (uploaded with the job) and load the latest one at start")
             break

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .. import expressions
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
@@ -88,7 +88,7 @@ def _occurrence(template: expressions.Template, start: int, token: str) -> int:
 @check("AML201", "expression-syntax", Severity.ERROR,
        "A `${{ }}` or `$[[ ]]` expression is malformed.",
        bad=JOB.replace("${{inputs.lr}}", "${{inputs.lr}"), good=JOB)
-def expression_syntax(document: Document) -> Iterator[Diagnostic]:
+def expression_syntax(document: Document) -> Iterator[Finding]:
     """
     Every `${{` needs its `}}`; the inside is a dotted name (`inputs.lr`,
     `parent.jobs.prep.outputs.clean`); optional blocks `$[[ ... ]]` close with `]]`, do not nest,
@@ -101,10 +101,10 @@ def expression_syntax(document: Document) -> Iterator[Diagnostic]:
         template = expressions.parse(text)
         for problem in template.problems:
             span = document.locate_text(path, problem.token, _occurrence(template, problem.start, problem.token))
-            yield document.diagnostic("AML201", problem.message, path, span=span)
+            yield Finding(problem.message, path, span=span)
 
 
-def _undeclared(document: Document, code: str, context: str, noun: str, nouns: str) -> Iterator[Diagnostic]:
+def _undeclared(document: Document, context: str, noun: str, nouns: str) -> Iterator[Finding]:
     for site in command_sites(document):
         template = expressions.parse(site.text)
         declared = site.search_space if context == "search_space" else getattr(site, context)
@@ -128,13 +128,13 @@ def _undeclared(document: Document, code: str, context: str, noun: str, nouns: s
             hint = f"declared {nouns}: {known}; declare '{name}' under `{where}:` or fix the name"
             span = document.locate_text(site.path, reference.text,
                                         _occurrence(template, reference.start, reference.text))
-            yield document.diagnostic(code, message, site.path, hint=hint, span=span)
+            yield Finding(message, site.path, hint=hint, span=span)
 
 
 @check("AML202", "undefined-input", Severity.ERROR,
        "A command refers to `${{inputs.X}}` but no input X is declared.",
        bad=JOB.replace("${{inputs.lr}}", "${{inputs.learning_rate}}"), good=JOB, kinds=COMMAND_KINDS)
-def undefined_input(document: Document) -> Iterator[Diagnostic]:
+def undefined_input(document: Document) -> Iterator[Finding]:
     """
     The command is resolved against the job's (or component's, or step's) own `inputs`. The SDK
     lets an undeclared reference through `az ml job create --dry-run`-style loading and fails
@@ -142,7 +142,7 @@ def undefined_input(document: Document) -> Iterator[Diagnostic]:
     component it says "Invalid data binding expression". Inside an optional block `$[[ ]]` the
     reference is not even checked at submission: the block is silently dropped on every run.
     """
-    yield from _undeclared(document, "AML202", "inputs", "input", "inputs")
+    yield from _undeclared(document, "inputs", "input", "inputs")
 
 
 @check("AML203", "undefined-output", Severity.ERROR,
@@ -151,32 +151,32 @@ def undefined_input(document: Document) -> Iterator[Diagnostic]:
        good=JOB.replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --model-dir ${{outputs.model}}")
                + "outputs:\n  model:\n    type: uri_folder\n",
        kinds=COMMAND_KINDS)
-def undefined_output(document: Document) -> Iterator[Diagnostic]:
+def undefined_output(document: Document) -> Iterator[Finding]:
     """
     Nothing in the SDK checks `${{outputs.X}}` in a job's command: the job is submitted and the
     script receives the literal text instead of a folder. Declare the output (an empty entry
     `model:` gives a default `uri_folder`).
     """
-    yield from _undeclared(document, "AML203", "outputs", "output", "outputs")
+    yield from _undeclared(document, "outputs", "output", "outputs")
 
 
 @check("AML204", "undefined-search-space", Severity.ERROR,
        "A sweep's trial command refers to `${{search_space.X}}` but the search space has no X.",
        bad=SWEEP.replace("${{search_space.lr}}", "${{search_space.learning_rate}}"), good=SWEEP,
        kinds=("sweepJob",))
-def undefined_search_space(document: Document) -> Iterator[Diagnostic]:
+def undefined_search_space(document: Document) -> Iterator[Finding]:
     """
     Each trial gets the sampled value of every search-space entry; a reference to an entry that
     does not exist is passed to the script as literal text, so every trial runs with the same
     (wrong) argument and the sweep tunes nothing.
     """
-    yield from _undeclared(document, "AML204", "search_space", "search-space entry", "search-space entries")
+    yield from _undeclared(document, "search_space", "search-space entry", "search-space entries")
 
 
 @check("AML205", "single-brace-reference", Severity.WARNING,
        "A command uses the deprecated single-brace form `{inputs.X}`.",
        bad=JOB.replace("${{inputs.lr}}", "{inputs.lr}"), good=JOB, kinds=COMMAND_KINDS)
-def single_brace_reference(document: Document) -> Iterator[Diagnostic]:
+def single_brace_reference(document: Document) -> Iterator[Finding]:
     """
     The SDK still rewrites `{inputs.x}` to `${{inputs.x}}`, with a deprecation warning
     ("Use of {} for parameters is deprecated"). Write the `${{ }}` form.
@@ -187,15 +187,15 @@ def single_brace_reference(document: Document) -> Iterator[Diagnostic]:
             modern = "${{" + reference.dotted + "}}"
             span = document.locate_text(site.path, reference.text,
                                         _occurrence(template, reference.start, reference.text))
-            yield document.diagnostic(
-                "AML205", f"'{reference.text}' is the deprecated single-brace form",
-                site.path, severity=Severity.WARNING, hint=f"write '{modern}'", span=span)
+            yield Finding(
+                f"'{reference.text}' is the deprecated single-brace form",
+                site.path, hint=f"write '{modern}'", span=span)
 
 
 @check("AML206", "command-context", Severity.ERROR,
        "A command uses an expression that is not available to a command (`parent.*`, `name`...).",
        bad=JOB.replace("${{inputs.lr}}", "${{parent.inputs.lr}}"), good=JOB, kinds=COMMAND_KINDS)
-def command_context(document: Document) -> Iterator[Diagnostic]:
+def command_context(document: Document) -> Iterator[Finding]:
     """
     A command is resolved in its own context: it sees `inputs.*` and `outputs.*`, and in a
     sweep's trial `search_space.*`. Pipeline bindings (`${{parent.inputs.x}}`) belong in a
@@ -223,4 +223,4 @@ def command_context(document: Document) -> Iterator[Diagnostic]:
                             "in an output's `path`, not in a command")
             span = document.locate_text(site.path, reference.text,
                                         _occurrence(template, reference.start, reference.text))
-            yield document.diagnostic("AML206", message, site.path, hint=hint, span=span)
+            yield Finding(message, site.path, hint=hint, span=span)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .. import expressions
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_, count_before
 from ._base import check
 from ._values import mapping as _mapping
@@ -296,15 +296,19 @@ def _fixed_name(name: str, groups: bool) -> str:
        "An input or output name has characters Azure ML refuses (a hyphen, a dot, a space...).",
        bad=JOB.replace("${{inputs.lr}}", "${{inputs.learning-rate}}").replace("  lr: 0.01", "  learning-rate: 0.01"),
        good=JOB, kinds=JOBS)
-def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
+def invalid_io_name(document: Document) -> Iterator[Finding]:
     """
     Input and output names of a job are letters, digits and underscores and do not start with a
     digit (`^[A-Za-z_][A-Za-z0-9_]*$`). The SDK loads `learning-rate:` without a word and only
     fails at submission ("Key name learning-rate must be composed letters, numbers, and
-    underscore", SPEC §3.2); an inline pipeline step becomes an anonymous component, whose port
-    names follow the same rule. Pipeline-level inputs may in addition be dotted parameter groups
+    underscore"); an inline pipeline step becomes an anonymous component, whose port names follow
+    the same rule. Pipeline-level inputs may in addition be dotted parameter groups
     (`training.lr`). Rename the port and every `${{inputs.<name>}}` that uses it. The ports of a
     step that uses a component are named by the component (AML5xx).
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         if port.level not in DECLARING:
@@ -317,8 +321,8 @@ def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
         rule = "letters, digits and underscores, not starting with a digit"
         if groups:
             rule += " (dots only between such parts, for parameter groups)"
-        yield document.diagnostic(
-            "AML207", f"{port.direction} name '{port.name}' is refused when the job is submitted: "
+        yield Finding(
+            f"{port.direction} name '{port.name}' is refused when the job is submitted: "
             f"names are {rule}", port.path, key=True,
             hint=f"rename it to '{fixed}' (and every `${{{{{context}.{port.name}}}}}` that uses it)")
 
@@ -330,14 +334,18 @@ def invalid_io_name(document: Document) -> Iterator[Diagnostic]:
        good=JOB.replace("  lr: 0.01\n", "  lr: 0.01\n  warmup_lr: 0.1\n").replace(
            "--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --warmup-lr ${{inputs.warmup_lr}}"),
        kinds=JOBS)
-def io_name_case_clash(document: Document) -> Iterator[Diagnostic]:
+def io_name_case_clash(document: Document) -> Iterator[Finding]:
     """
-    Port names of one job must be unique ignoring case, across its inputs and outputs together
-    (SPEC §12 rule 13; the components' rule "Invalid component input names 'a' and 'A', which
-    are equal ignore case"). `lr` and `LR` are one name to the service, so one of them is lost
-    or the submission fails; an input and an output of the same name make `data` ambiguous in
-    logs, the studio and the environment of the job. Checked for command and sweep jobs, the
-    pipeline's own ports, and each inline step.
+    Port names of one job must be unique ignoring case, across its inputs and outputs together (the
+    components' rule "Invalid component input names 'a' and 'A', which are equal ignore case").
+    `lr` and `LR` are one name to the service, so one of them is lost or the submission fails; an
+    input and an output of the same name make `data` ambiguous in logs, the studio and the
+    environment of the job. Checked for command and sweep jobs, the pipeline's own ports, and each
+    inline step.
+
+    See: reference-yaml-component-command#common-errors-and-recommendation
+
+    Provenance: SPEC §12 rule 13.
     """
     seen: dict[Path_, dict[str, Port]] = {}
     for port in ports(document):
@@ -349,8 +357,8 @@ def io_name_case_clash(document: Document) -> Iterator[Diagnostic]:
             names[port.name.lower()] = port
             continue
         how = "has the same name as" if first.name == port.name else "differs only in case from"
-        yield document.diagnostic(
-            "AML208", f"{port.direction} '{port.name}' {how} {first.direction} '{first.name}' of "
+        yield Finding(
+            f"{port.direction} '{port.name}' {how} {first.direction} '{first.name}' of "
             f"{port.owner}; input and output names must be unique ignoring case",
             port.path, key=True, hint="rename one of them, and the references to it")
 
@@ -364,16 +372,19 @@ def io_name_case_clash(document: Document) -> Iterator[Diagnostic]:
        good=JOB.replace("  lr: 0.01\n", "  lr: 0.01\n  epochs: 20\n").replace(
            "--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --epochs ${{inputs.epochs}}"),
        kinds=JOBS)
-def unused_input(document: Document) -> Iterator[Diagnostic]:
+def unused_input(document: Document) -> Iterator[Finding]:
     """
-    A job's inputs reach the script only through `${{inputs.<name>}}` in the command (for a
-    sweep, in `trial.command`; SPEC §3.10). An input that nothing refers to is uploaded or
-    recorded, and the script runs with its own default instead: usually a flag that was
-    forgotten or renamed. Also checked for inline pipeline steps. Not reported: an input that
-    another string of the job uses (an environment variable `${{inputs.x}}`), one named in an
-    `AZURE_ML_INPUT_<name>` / `AZUREML_SWEEP_<name>` / `AZUREML_PARAMETER_<name>` variable, and a
-    step input bound to `${{parent.jobs.<step>.outputs.<name>}}` (it orders the steps even when
-    unused).
+    A job's inputs reach the script only through `${{inputs.<name>}}` in the command (for a sweep,
+    in `trial.command`). An input that nothing refers to is uploaded or recorded, and the script
+    runs with its own default instead: usually a flag that was forgotten or renamed. Also checked
+    for inline pipeline steps. Not reported: an input that another string of the job uses (an
+    environment variable `${{inputs.x}}`), one named in an `AZURE_ML_INPUT_<name>` /
+    `AZUREML_SWEEP_<name>` / `AZUREML_PARAMETER_<name>` variable, and a step input bound to
+    `${{parent.jobs.<step>.outputs.<name>}}` (it orders the steps even when unused).
+
+    See: concept-expressions, reference-yaml-job-command
+
+    Provenance: SPEC §3.10.
     """
     for holder, base, owner, level in _holders(document):
         used = _used_names(holder, "inputs")
@@ -385,8 +396,8 @@ def unused_input(document: Document) -> Iterator[Diagnostic]:
             if level == INLINE_LEVEL and port.is_binding and "parent.jobs." in port.value:
                 continue
             where = "trial command" if document.kind == "sweepJob" else "command"
-            yield document.diagnostic(
-                "AML209", f"input '{port.name}' of {owner} is never used in its {where}: "
+            yield Finding(
+                f"input '{port.name}' of {owner} is never used in its {where}: "
                 "its value does not reach the script",
                 port.path, key=True,
                 hint=f"pass it in the command (for example `--{port.name.replace('_', '-')} "
@@ -397,14 +408,18 @@ def unused_input(document: Document) -> Iterator[Diagnostic]:
        "A job declares an output that its command never refers to.",
        bad=JOB + "outputs:\n  model:\n    type: uri_folder\n",
        good=JOB_WITH_OUTPUT, kinds=JOBS)
-def unused_output(document: Document) -> Iterator[Diagnostic]:
+def unused_output(document: Document) -> Iterator[Finding]:
     """
-    An output gets a storage location mounted read-write (or uploaded at the end, SPEC §3.3),
-    but only `${{outputs.<name>}}` in the command tells the script where that is. An output
-    the command never names usually stays empty; files written to `./outputs` are saved with
-    the job anyway, without any declared output. This is a fact, not a mistake: a script may
-    find the location another way (`AZURE_ML_OUTPUT_<name>`; for a sweep, `AZUREML_SWEEP_<name>`),
-    and such mentions count as a use.
+    An output gets a storage location mounted read-write (or uploaded at the end), but only
+    `${{outputs.<name>}}` in the command tells the script where that is. An output the command
+    never names usually stays empty; files written to `./outputs` are saved with the job anyway,
+    without any declared output. This is a fact, not a mistake: a script may find the location
+    another way (`AZURE_ML_OUTPUT_<name>`; for a sweep, `AZUREML_SWEEP_<name>`), and such mentions
+    count as a use.
+
+    See: reference-yaml-job-command, how-to-read-write-data-v2
+
+    Provenance: SPEC §3.3.
     """
     for holder, base, owner, level in _holders(document):
         used = _used_names(holder, "outputs")
@@ -414,11 +429,11 @@ def unused_output(document: Document) -> Iterator[Diagnostic]:
             if port.direction != "output" or port.name in used:
                 continue
             where = "trial command" if document.kind == "sweepJob" else "command"
-            yield document.diagnostic(
-                "AML210", f"output '{port.name}' of {owner} is never referred to in its {where}: "
+            yield Finding(
+                f"output '{port.name}' of {owner} is never referred to in its {where}: "
                 "the script is not told where to write it, so it stays empty unless the script "
                 "finds it another way",
-                port.path, key=True, severity=Severity.INFO,
+                port.path, key=True,
                 hint=f"pass `${{{{outputs.{port.name}}}}}` to the script, or remove the output")
 
 
@@ -444,14 +459,17 @@ def _pipeline_input_uses(data: dict) -> set[str]:
        "A pipeline input is bound by no step.",
        bad=PIPELINE.replace("inputs:\n  raw_data:", "inputs:\n  max_rows: 5000\n  raw_data:"),
        good=PIPELINE, kinds=("pipelineJob",))
-def unbound_pipeline_input(document: Document) -> Iterator[Diagnostic]:
+def unbound_pipeline_input(document: Document) -> Iterator[Finding]:
     """
-    A pipeline-level input reaches a step only through a binding `${{parent.inputs.<name>}}`
-    in that step's `inputs:` (SPEC §5.4). An input no step binds is recorded with the run and
-    shown in the studio, but changes nothing: often a binding that was forgotten. Reported as
-    information, because pipelines also use inputs as recorded parameters. A pipeline whose
-    `component:` is a pipeline component hands its inputs to that component and is not checked
-    here.
+    A pipeline-level input reaches a step only through a binding `${{parent.inputs.<name>}}` in
+    that step's `inputs:`. An input no step binds is recorded with the run and shown in the studio,
+    but changes nothing: often a binding that was forgotten. Reported as information, because
+    pipelines also use inputs as recorded parameters. A pipeline whose `component:` is a pipeline
+    component hands its inputs to that component and is not checked here.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.4.
     """
     data = _mapping(document.data)
     if "component" in data or not isinstance(data.get("jobs"), dict):
@@ -460,9 +478,9 @@ def unbound_pipeline_input(document: Document) -> Iterator[Diagnostic]:
     for port in ports(document):
         if port.level != PIPELINE_LEVEL or port.direction != "input" or port.name in used:
             continue
-        yield document.diagnostic(
-            "AML211", f"pipeline input '{port.name}' is bound by no step, so its value reaches no job",
-            port.path, key=True, severity=Severity.INFO,
+        yield Finding(
+            f"pipeline input '{port.name}' is bound by no step, so its value reaches no job",
+            port.path, key=True,
             hint=f"bind it in a step's inputs (`<input>: ${{{{parent.inputs.{port.name}}}}}`) or remove it")
 
 
@@ -484,15 +502,19 @@ def _has_value(value: Any) -> bool | None:
 @check("AML212", "optional-block-in-job", Severity.WARNING,
        "A job command uses an optional block `$[[ ]]`, which a job's inputs always fill.",
        bad=JOB.replace("--lr ${{inputs.lr}}", "$[[--lr ${{inputs.lr}}]]"), good=JOB, kinds=JOBS)
-def optional_block_in_job(document: Document) -> Iterator[Diagnostic]:
+def optional_block_in_job(document: Document) -> Iterator[Finding]:
     """
-    `$[[ ... ]]` drops its text when the optional input inside it has no value (SPEC §3.10).
-    Only components have optional inputs; in a job every declared input has a value (a literal,
-    `value:` or a `path`), so the block is always kept and the brackets only suggest an option
-    that does not exist. Removing the input to drop the flag does not work either: the
-    reference is then undeclared (AML202). Write the text without the brackets, or make the
-    command a component with an `optional: true` input. Not reported: blocks whose input is a
-    pipeline binding or a data input without a `path`.
+    `$[[ ... ]]` drops its text when the optional input inside it has no value. Only components
+    have optional inputs; in a job every declared input has a value (a literal, `value:` or a
+    `path`), so the block is always kept and the brackets only suggest an option that does not
+    exist. Removing the input to drop the flag does not work either: the reference is then
+    undeclared (AML202). Write the text without the brackets, or make the command a component with
+    an `optional: true` input. Not reported: blocks whose input is a pipeline binding or a data
+    input without a `path`.
+
+    See: reference-yaml-component-command
+
+    Provenance: SPEC §3.10.
     """
     for site in command_sites(document):
         if site.path not in (("command",), ("trial", "command")) and not (
@@ -510,8 +532,8 @@ def optional_block_in_job(document: Document) -> Iterator[Diagnostic]:
                 occurrence = count_before(template.text, expressions.BLOCK_OPEN, block.start)
                 span = document.locate_text(site.path, expressions.BLOCK_OPEN, occurrence)
             listed = ", ".join(f"'{n}'" for n in dict.fromkeys(names))
-            yield document.diagnostic(
-                "AML212", f"optional block '{_shown(' '.join(text.split()))}' is always kept: "
+            yield Finding(
+                f"optional block '{_shown(' '.join(text.split()))}' is always kept: "
                 f"{site.owner} gives {listed} a value, and a job has no optional inputs",
                 site.path, span=span,
                 hint="remove `$[[` and `]]`; optional blocks drop text only for a component "
@@ -567,15 +589,19 @@ def _environment_variables(document: Document) -> Iterator[tuple[Path_, dict]]:
        "A literal input or environment variable is read by YAML as another type, so the job receives other text.",
        bad=JOB + "environment_variables:\n  USE_GPU: true\n",
        good=JOB + "environment_variables:\n  USE_GPU: \"true\"\n", kinds=JOBS)
-def yaml_coerced_value(document: Document) -> Iterator[Diagnostic]:
+def yaml_coerced_value(document: Document) -> Iterator[Finding]:
     """
-    Azure ML reads specs as YAML 1.1 and passes literal inputs and environment variables to the
-    job as Python's `str()` of what YAML read (SPEC §3.2): `yes`/`no`/`on`/`off` are booleans and
-    arrive as `True`/`False`, `010` is octal 8, `1:30` is the base-60 number 90, and an
-    environment variable written `3.10` arrives as `3.1` (`true` as `True`). Quote the value to
-    pass the text as written. For inputs only a change of meaning is reported (`true` → `True`
-    and `1.50` → `1.5` are the same value to a script that parses them); environment variables
-    are text, so any change is. The SDK does not type-check environment variables at all.
+    Azure ML reads specs as YAML 1.1 and passes literal inputs and environment variables to the job
+    as Python's `str()` of what YAML read: `yes`/`no`/`on`/`off` are booleans and arrive as
+    `True`/`False`, `010` is octal 8, `1:30` is the base-60 number 90, and an environment variable
+    written `3.10` arrives as `3.1` (`true` as `True`). Quote the value to pass the text as
+    written. For inputs only a change of meaning is reported (`true` → `True` and `1.50` → `1.5`
+    are the same value to a script that parses them); environment variables are text, so any change
+    is. The SDK does not type-check environment variables at all.
+
+    See: reference-yaml-job-command
+
+    Provenance: SPEC §3.2.
     """
     for port, where, value in _literal_inputs(document):
         token = _source_token(document, where)
@@ -585,8 +611,8 @@ def yaml_coerced_value(document: Document) -> Iterator[Diagnostic]:
         hint = f"quote it to pass the text as written: `{where[-1]}: \"{token}\"`"
         if isinstance(value, bool):
             hint += f", or write `{str(value).lower()}` if a boolean is meant"
-        yield document.diagnostic(
-            "AML213", f"input '{port.name}': YAML reads {token} as {reading}, so Azure ML "
+        yield Finding(
+            f"input '{port.name}': YAML reads {token} as {reading}, so Azure ML "
             f"passes on '{value}', not '{token}'", where, hint=hint)
     for base, variables in _environment_variables(document):
         for name, value in variables.items():
@@ -594,8 +620,8 @@ def yaml_coerced_value(document: Document) -> Iterator[Diagnostic]:
             reading = _coercion(value, token, strict=True) if token else None
             if reading is None:
                 continue
-            yield document.diagnostic(
-                "AML213", f"environment variable '{name}': YAML reads {token} as {reading}, so the "
+            yield Finding(
+                f"environment variable '{name}': YAML reads {token} as {reading}, so the "
                 f"job sees '{value}', not '{token}'", base + (name,),
                 hint=f"quote it: `{name}: \"{token}\"`")
 
@@ -623,16 +649,21 @@ def _at(data: Any, path: Path_) -> Any:
        "An output uses mode `mount` or `direct`, which the YAML reference does not list for outputs.",
        bad=JOB_WITH_OUTPUT.replace("mode: rw_mount", "mode: mount"), good=JOB_WITH_OUTPUT,
        kinds=JOBS + ("commandComponent",))
-def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
+def undocumented_output_mode(document: Document) -> Iterator[Finding]:
     """
-    The job YAML reference lists two output modes: `rw_mount` (the default: the folder is
-    mounted read-write) and `upload` (files are uploaded when the job ends). The SDK also
-    accepts `mount` and `direct` (SPEC §3.3, §11 row 13). Only the Python `Output` class
-    reference mentions `direct` ("pass in the URI as a string"): the script then gets a storage
-    URL and must write there with its own credentials. Use `rw_mount` or `upload`; where
-    `direct` is really meant, suppress the warning on that line. A Spark step is the exception:
-    its outputs are written by Spark itself to storage, and `direct` is the only mode Spark
-    outputs take (Microsoft's Spark pipeline examples say so), so they are not reported.
+    The job YAML reference lists two output modes: `rw_mount` (the default: the folder is mounted
+    read-write) and `upload` (files are uploaded when the job ends). The SDK also accepts `mount`
+    and `direct`. Only the Python `Output` class reference mentions `direct` ("pass in the URI as a
+    string"): the script then gets a storage URL and must write there with its own credentials. Use
+    `rw_mount` or `upload`; where `direct` is really meant, suppress the warning on that line. A
+    Spark step is the exception: its outputs are written by Spark itself to storage, and `direct`
+    is the only mode Spark outputs take (Microsoft's Spark pipeline examples say so), so they are
+    not reported.
+
+    See: reference-yaml-job-command,
+         https://learn.microsoft.com/python/api/azure-ai-ml/azure.ai.ml.output
+
+    Provenance: SPEC §3.3, §11 row 13.
     """
     for port in ports(document):
         if port.direction != "output":
@@ -645,8 +676,8 @@ def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
             continue
         detail = ("an older spelling of a read-write mount" if mode == "mount" else
                   "the script gets a storage URL and must write there with its own credentials")
-        yield document.diagnostic(
-            "AML214", f"output mode '{port.field('mode')}' of output '{port.name}' is not documented "
+        yield Finding(
+            f"output mode '{port.field('mode')}' of output '{port.name}' is not documented "
             f"for outputs ({detail}); the documented modes are rw_mount and upload",
             where, hint="mode: rw_mount  (or upload, to copy the files when the job ends)")
 
@@ -655,13 +686,17 @@ def undocumented_output_mode(document: Document) -> Iterator[Diagnostic]:
        "A component port has a mode of the other direction (`rw_mount` on an input, `ro_mount` on an output...).",
        bad=COMPONENT.replace("    mode: ro_mount\n", "    mode: rw_mount\n"), good=COMPONENT,
        kinds=("commandComponent",))
-def port_mode_direction(document: Document) -> Iterator[Diagnostic]:
+def port_mode_direction(document: Document) -> Iterator[Finding]:
     """
-    A component's port `mode` is not checked against its direction by the SDK (its schema
-    accepts every mode on both), but a job refuses `rw_mount` on an input, and an output
-    cannot be a read-only mount or a download (SPEC §3.2, §3.3). `eval_mount` and
-    `eval_download` exist only for `mltable` inputs. Input modes: `ro_mount`, `download`,
-    `direct` (+ the eval modes for mltable); output modes: `rw_mount`, `upload`.
+    A component's port `mode` is not checked against its direction by the SDK (its schema accepts
+    every mode on both), but a job refuses `rw_mount` on an input, and an output cannot be a
+    read-only mount or a download. `eval_mount` and `eval_download` exist only for `mltable`
+    inputs. Input modes: `ro_mount`, `download`, `direct` (+ the eval modes for mltable); output
+    modes: `rw_mount`, `upload`.
+
+    See: reference-yaml-job-command, how-to-read-write-data-v2
+
+    Provenance: SPEC §3.2, §3.3.
     """
     for port in ports(document):
         mode, where = _mode(port)
@@ -678,26 +713,30 @@ def port_mode_direction(document: Document) -> Iterator[Diagnostic]:
             message = f"mode '{mode}' of input '{port.name}' applies only to mltable inputs, not {port.data_type}"
             hint = "mode: ro_mount  (or download)"
         if message:
-            yield document.diagnostic("AML215", message, where, hint=hint)
+            yield Finding(message, where, hint=hint)
 
 
 @check("AML216", "output-version-without-name", Severity.WARNING,
        "An output sets `version` without `name`, so there is nothing to register the version under.",
        bad=JOB_WITH_OUTPUT + "    version: \"3\"\n",
        good=JOB_WITH_OUTPUT + "    name: churn-model\n    version: \"3\"\n", kinds=JOBS)
-def output_version_without_name(document: Document) -> Iterator[Diagnostic]:
+def output_version_without_name(document: Document) -> Iterator[Finding]:
     """
-    `name` and `version` on an output register what the job writes as a data or model asset
-    (SPEC §3.3). A name alone is fine (the service picks the next version); a version alone
-    names no asset: the SDK reference says "a version can be set only when name is set", and
-    the SDK sends it on unchecked.
+    `name` and `version` on an output register what the job writes as a data or model asset. A name
+    alone is fine (the service picks the next version); a version alone names no asset: the SDK
+    reference says "a version can be set only when name is set", and the SDK sends it on unchecked.
+
+    See: reference-yaml-job-command,
+         https://learn.microsoft.com/python/api/azure-ai-ml/azure.ai.ml.output
+
+    Provenance: SPEC §3.3.
     """
     for port in ports(document):
         if port.direction != "output" or not isinstance(port.value, dict):
             continue
         if "version" in port.value and not port.value.get("name"):
-            yield document.diagnostic(
-                "AML216", f"output '{port.name}' sets a version but no name: only a named output "
+            yield Finding(
+                f"output '{port.name}' sets a version but no name: only a named output "
                 "is registered as an asset", port.path + ("version",), key=True,
                 hint="add `name: <asset-name>` to register the output, or remove `version`")
 
@@ -710,13 +749,17 @@ def output_version_without_name(document: Document) -> Iterator[Diagnostic]:
        bad=JOB_WITH_OUTPUT + "    path: azureml://datastores/workspaceblobstore/paths/models/${{inputs.lr}}/\n",
        good=JOB_WITH_OUTPUT + "    path: azureml://datastores/workspaceblobstore/paths/models/${{name}}/\n",
        kinds=JOBS)
-def output_path_expression(document: Document) -> Iterator[Diagnostic]:
+def output_path_expression(document: Document) -> Iterator[Finding]:
     """
     The service resolves three expressions in an output's `path` when the job is submitted:
-    `${{name}}` (the job name), `${{output_name}}` and `${{default_datastore}}` (SPEC §3.10,
-    "output path expressions"). Anything else, such as `${{inputs.x}}`, is not resolved there:
-    the output lands under a folder literally named after the expression, or the submission
-    fails. In a step's own `outputs:` `${{parent.*}}` bindings are left to the pipeline rules.
+    `${{name}}` (the job name), `${{output_name}}` and `${{default_datastore}}`. Anything else,
+    such as `${{inputs.x}}`, is not resolved there: the output lands under a folder literally named
+    after the expression, or the submission fails. In a step's own `outputs:` `${{parent.*}}`
+    bindings are left to the pipeline rules.
+
+    See: concept-expressions
+
+    Provenance: SPEC §3.10 ("output path expressions").
     """
     for port in ports(document):
         path = port.field("path")
@@ -733,8 +776,8 @@ def output_path_expression(document: Document) -> Iterator[Diagnostic]:
                     continue
             span = document.locate_text(port.path + ("path",), reference.text,
                                         count_before(template.text, reference.text, reference.start))
-            yield document.diagnostic(
-                "AML217", f"'{reference.text}' is not resolved in an output path: only ${{{{name}}}}, "
+            yield Finding(
+                f"'{reference.text}' is not resolved in an output path: only ${{{{name}}}}, "
                 "${{output_name}} and ${{default_datastore}} are", port.path + ("path",), span=span,
                 hint="use ${{name}} (the job name) to make the path unique per run, "
                      "or write the value itself")
@@ -746,13 +789,17 @@ def output_path_expression(document: Document) -> Iterator[Diagnostic]:
        good=JOB_WITH_DATA.replace("path: azureml:churn-raw:3",
                                   "path: azureml://datastores/workspaceblobstore/paths/churn/raw/"),
        kinds=JOBS)
-def unsupported_path_scheme(document: Document) -> Iterator[Diagnostic]:
+def unsupported_path_scheme(document: Document) -> Iterator[Finding]:
     """
     A data path is a local path, an `azureml:` asset or datastore URI (`azureml://datastores/
     <datastore>/paths/<path>`), an `https://` (or public `http://`) URL, or Azure storage:
-    `wasbs://`, `abfss://`, `adl://` (SPEC §3.2). The SDK accepts any string; the job then
-    fails when the service cannot resolve the path. Copy the data into Azure storage (or
-    register a datastore for it) and use an `azureml://` path.
+    `wasbs://`, `abfss://`, `adl://`. The SDK accepts any string; the job then fails when the
+    service cannot resolve the path. Copy the data into Azure storage (or register a datastore for
+    it) and use an `azureml://` path.
+
+    See: how-to-read-write-data-v2, reference-yaml-core-syntax
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         path = port.field("path")
@@ -762,8 +809,8 @@ def unsupported_path_scheme(document: Document) -> Iterator[Diagnostic]:
         if scheme is None:
             continue
         verb = "read from" if port.direction == "input" else "write to"
-        yield document.diagnostic(
-            "AML218", f"{port.direction} '{port.name}' uses the scheme '{scheme}://', which Azure ML "
+        yield Finding(
+            f"{port.direction} '{port.name}' uses the scheme '{scheme}://', which Azure ML "
             f"cannot {verb}: paths are local, azureml://, https://, wasbs://, abfss:// or adl://",
             port.path + ("path",),
             hint="copy the data to Azure storage (or register it as a data asset) and use "
@@ -777,13 +824,16 @@ def unsupported_path_scheme(document: Document) -> Iterator[Diagnostic]:
        good=JOB_WITH_DATA.replace("type: uri_folder\n    path: azureml:churn-raw:3",
                                   "type: uri_file\n    path: azureml://datastores/workspaceblobstore/paths/churn/train.csv"),
        kinds=JOBS)
-def uri_file_folder_path(document: Document) -> Iterator[Diagnostic]:
+def uri_file_folder_path(document: Document) -> Iterator[Finding]:
     """
     `uri_file` is one file: mounted or downloaded as a file, its path given to the script is a
-    file's (SPEC §3.2). A path ending with `/` names a folder, so the job fails to mount it or
-    the script gets a folder where it expects a file. Use `uri_folder` for a folder, or name
-    the file. Local paths are checked against the disk instead (AML220): there a trailing
-    slash is harmless.
+    file's. A path ending with `/` names a folder, so the job fails to mount it or the script gets
+    a folder where it expects a file. Use `uri_folder` for a folder, or name the file. Local paths
+    are checked against the disk instead (AML220): there a trailing slash is harmless.
+
+    See: how-to-read-write-data-v2
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         path = port.field("path")
@@ -794,8 +844,8 @@ def uri_file_folder_path(document: Document) -> Iterator[Diagnostic]:
             continue
         if text.startswith("${{") or _unknown_scheme(text) or _local_path(text) is not None:
             continue
-        yield document.diagnostic(
-            "AML219", f"{port.direction} '{port.name}' is a uri_file but its path ends with "
+        yield Finding(
+            f"{port.direction} '{port.name}' is a uri_file but its path ends with "
             f"'{text[-1]}', which names a folder", port.path + ("path",),
             hint="use `type: uri_folder` for a folder, or point the path at the file")
 
@@ -804,13 +854,17 @@ def uri_file_folder_path(document: Document) -> Iterator[Diagnostic]:
        "A local `uri_folder` input points at a file, or a `uri_file` input at a folder.",
        bad=JOB_WITH_DATA.replace("type: uri_folder\n    path: azureml:churn-raw:3", "type: uri_file\n    path: ."),
        good=JOB_WITH_DATA.replace("path: azureml:churn-raw:3", "path: ."), kinds=JOBS)
-def local_path_kind_mismatch(document: Document) -> Iterator[Diagnostic]:
+def local_path_kind_mismatch(document: Document) -> Iterator[Finding]:
     """
-    A local input is uploaded when the job is submitted and then given to the script as what
-    its `type` says (SPEC §3.2): `uri_folder` (also the default when `type` is absent) is a
-    folder, `uri_file` a file. A folder uploaded as a `uri_file`, or a file as a `uri_folder`,
-    makes the mount fail or hands the script the wrong kind of path. The path is resolved from
-    the folder of the YAML file; a path that does not exist is reported by AML8xx.
+    A local input is uploaded when the job is submitted and then given to the script as what its
+    `type` says: `uri_folder` (also the default when `type` is absent) is a folder, `uri_file` a
+    file. A folder uploaded as a `uri_file`, or a file as a `uri_folder`, makes the mount fail or
+    hands the script the wrong kind of path. The path is resolved from the folder of the YAML file;
+    a path that does not exist is reported by AML8xx.
+
+    See: how-to-read-write-data-v2
+
+    Provenance: SPEC §3.2.
     """
     for port in ports(document):
         if port.direction != "input" or port.level not in DATA_PORTS:
@@ -824,7 +878,7 @@ def local_path_kind_mismatch(document: Document) -> Iterator[Diagnostic]:
             continue
         other = "uri_folder" if found == "folder" else "uri_file"
         typed = port.data_type if "type" in port.value else f"{port.data_type} (the default type)"
-        yield document.diagnostic(
-            "AML220", f"input '{port.name}' is a {typed} but its local path "
+        yield Finding(
+            f"input '{port.name}' is a {typed} but its local path "
             f"'{_shown(str(port.field('path')))}' is a {found}", port.path + ("path",),
             hint=f"use `type: {other}`, or point the path at a {expected}")

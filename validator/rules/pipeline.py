@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import expressions, graph, names
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Diagnostic, Finding, Severity
 from ..loader import Document, Path_, count_before
 from ..references import Referenced, is_arm_id, is_local_path, resolve, step_users
 from ..suggest import closest
@@ -430,13 +430,16 @@ def fixed_step_name(name: str, taken: set[str] | None = None) -> str:
 @check("AML501", "invalid-step-name", Severity.ERROR,
        "A step name is not lower-case letters, digits and underscores starting with a letter or `_`.",
        bad=PIPELINE.replace("  train:\n", "  Train-Model:\n"), good=PIPELINE, kinds=PIPELINES)
-def invalid_step_name(document: Document) -> Iterator[Diagnostic]:
+def invalid_step_name(document: Document) -> Iterator[Finding]:
     """
-    Step names become Python identifiers in the SDK and must match `^[a-z_][a-z0-9_]*$`
-    (SPEC §5.3, §12 rule 41). The SDK refuses other names with a message that forgets to say
-    which one ("Pipeline node name should be a valid python identifier... Currently got
-    {name}."); amllab names the step and suggests a valid spelling. Remember to rename the
-    `${{parent.jobs.<step>...}}` bindings that use it.
+    Step names become Python identifiers in the SDK and must match `^[a-z_][a-z0-9_]*$`. The SDK
+    refuses other names with a message that forgets to say which one ("Pipeline node name should be
+    a valid python identifier... Currently got {name}."); amllab names the step and suggests a
+    valid spelling. Remember to rename the `${{parent.jobs.<step>...}}` bindings that use it.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.3, §12 rule 41.
     """
     steps = _mapping(_mapping(document.data).get("jobs"))
     taken = {str(name) for name in steps}
@@ -450,8 +453,8 @@ def invalid_step_name(document: Document) -> Iterator[Diagnostic]:
         if uses:
             hint += (f", and the {uses} binding{'s' if uses > 1 else ''} "
                      f"`${{{{parent.jobs.{name}...}}}}` that use{'' if uses > 1 else 's'} it")
-        yield document.diagnostic(
-            "AML501", f"step name '{name}' is not valid: a step name has only lower-case letters, "
+        yield Finding(
+            f"step name '{name}' is not valid: a step name has only lower-case letters, "
             f"digits and '_', and starts with a letter or '_'; did you mean '{fixed}'?",
             ("jobs", name), key=True, hint=hint)
 
@@ -462,11 +465,15 @@ def invalid_step_name(document: Document) -> Iterator[Diagnostic]:
 @check("AML502", "unknown-step", Severity.ERROR,
        "A binding `${{parent.jobs.S...}}` names a step S that the pipeline does not have.",
        bad=PIPELINE.replace("parent.jobs.prep.", "parent.jobs.prepare."), good=PIPELINE, kinds=PIPELINES)
-def unknown_step(document: Document) -> Iterator[Diagnostic]:
+def unknown_step(document: Document) -> Iterator[Finding]:
     """
-    A step's input can read another step's output (`${{parent.jobs.prep.outputs.clean}}`),
-    which also makes it wait for that step. When the step does not exist, azure-ai-ml stops
-    with "Failed to find referenced source for input binding" (SPEC §5.5, §12 rule 42).
+    A step's input can read another step's output (`${{parent.jobs.prep.outputs.clean}}`), which
+    also makes it wait for that step. When the step does not exist, azure-ai-ml stops with "Failed
+    to find referenced source for input binding".
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.5, §12 rule 42.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -481,21 +488,24 @@ def unknown_step(document: Document) -> Iterator[Diagnostic]:
         close = closest(step, pipeline.steps)
         if close:
             message += f"; did you mean '{close}'?"
-        yield document.diagnostic("AML502", message, binding.path, span=binding.span(document),
-                                  hint=f"steps: {_names(pipeline.steps)}")
+        yield Finding(message, binding.path, span=binding.span(document),
+                      hint=f"steps: {_names(pipeline.steps)}")
 
 
 @check("AML503", "unknown-step-port", Severity.ERROR,
        "A binding `${{parent.jobs.S.outputs.O}}` names an output (or input) that step S does not have.",
        bad=PIPELINE.replace("parent.jobs.prep.outputs.clean", "parent.jobs.prep.outputs.cleaned"),
        good=PIPELINE, kinds=PIPELINES)
-def unknown_step_port(document: Document) -> Iterator[Diagnostic]:
+def unknown_step_port(document: Document) -> Iterator[Finding]:
     """
-    The port must be declared by the step's component (or, for an inline command step, by the
-    step itself). The SDK fails on a missing output ("Failed to find referenced source for
-    input binding") and lets a missing input through, which then has no value (SPEC §5.5, §12
-    rule 42). A component that is only registered (`azureml:`) cannot be read offline: then
-    only the step name is checked.
+    The port must be declared by the step's component (or, for an inline command step, by the step
+    itself). The SDK fails on a missing output ("Failed to find referenced source for input
+    binding") and lets a missing input through, which then has no value. A component that is only
+    registered (`azureml:`) cannot be read offline: then only the step name is checked.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 42.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -514,19 +524,23 @@ def unknown_step_port(document: Document) -> Iterator[Diagnostic]:
         close = closest(port, declared)
         if close:
             message += f"; did you mean '{close}'?"
-        yield document.diagnostic(
-            "AML503", message, binding.path, span=binding.span(document),
+        yield Finding(
+            message, binding.path, span=binding.span(document),
             hint=f"{section} of step '{step.name}' (declared by {step.definition.describe()}): {_names(declared)}")
 
 
 @check("AML504", "undeclared-pipeline-input", Severity.ERROR,
        "A binding `${{parent.inputs.X}}` names an input the pipeline does not declare.",
        bad=PIPELINE.replace("parent.inputs.raw_data", "parent.inputs.raw"), good=PIPELINE, kinds=PIPELINES)
-def undeclared_pipeline_input(document: Document) -> Iterator[Diagnostic]:
+def undeclared_pipeline_input(document: Document) -> Iterator[Finding]:
     """
-    `${{parent.inputs.X}}` reads the pipeline job's (or pipeline component's) own input X.
-    Nothing in the SDK or at submission checks that X exists: the step simply gets no value,
-    and a required input then fails the step at run time (SPEC §5.5, §12 rule 43).
+    `${{parent.inputs.X}}` reads the pipeline job's (or pipeline component's) own input X. Nothing
+    in the SDK or at submission checks that X exists: the step simply gets no value, and a required
+    input then fails the step at run time.
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.5, §12 rule 43.
     """
     pipeline = analyse(document)
     if pipeline.inputs is None:
@@ -543,20 +557,24 @@ def undeclared_pipeline_input(document: Document) -> Iterator[Diagnostic]:
         close = closest(name, pipeline.inputs)
         if close:
             message += f"; did you mean '{close}'?"
-        yield document.diagnostic("AML504", message, binding.path, span=binding.span(document),
-                                  hint=f"{noun} inputs: {_names(pipeline.inputs)}; declare '{name}' "
-                                       "under the top-level `inputs:` or fix the name")
+        yield Finding(message, binding.path, span=binding.span(document),
+                      hint=f"{noun} inputs: {_names(pipeline.inputs)}; declare '{name}' "
+                           "under the top-level `inputs:` or fix the name")
 
 
 @check("AML505", "undeclared-pipeline-output", Severity.ERROR,
        "A binding `${{parent.outputs.Y}}` names an output the pipeline does not declare.",
        bad=PIPELINE.replace("parent.outputs.trained_model", "parent.outputs.model"), good=PIPELINE,
        kinds=PIPELINES)
-def undeclared_pipeline_output(document: Document) -> Iterator[Diagnostic]:
+def undeclared_pipeline_output(document: Document) -> Iterator[Finding]:
     """
-    A step output bound to `${{parent.outputs.Y}}` is promoted to the pipeline's output Y. The
-    SDK does not check that Y is declared (SPEC §5.5, §12 rule 43): the step's output is then
-    not promoted anywhere, and a pipeline component's caller cannot read it.
+    A step output bound to `${{parent.outputs.Y}}` is promoted to the pipeline's output Y. The SDK
+    does not check that Y is declared: the step's output is then not promoted anywhere, and a
+    pipeline component's caller cannot read it.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 43.
     """
     pipeline = analyse(document)
     if pipeline.outputs is None:
@@ -570,21 +588,25 @@ def undeclared_pipeline_output(document: Document) -> Iterator[Diagnostic]:
         close = closest(parts[2], pipeline.outputs)
         if close:
             message += f"; did you mean '{close}'?"
-        yield document.diagnostic("AML505", message, binding.path, span=binding.span(document),
-                                  hint=f"{noun} outputs: {_names(pipeline.outputs)}; declare "
-                                       f"'{parts[2]}' under the top-level `outputs:` or fix the name")
+        yield Finding(message, binding.path, span=binding.span(document),
+                      hint=f"{noun} outputs: {_names(pipeline.outputs)}; declare "
+                           f"'{parts[2]}' under the top-level `outputs:` or fix the name")
 
 
 @check("AML506", "step-output-binding", Severity.ERROR,
        "A step output is bound to something other than a pipeline output `${{parent.outputs.Y}}`.",
        bad=PIPELINE.replace("model: ${{parent.outputs.trained_model}}", "model: ${{parent.inputs.raw_data}}"),
        good=PIPELINE, kinds=PIPELINES)
-def step_output_binding(document: Document) -> Iterator[Diagnostic]:
+def step_output_binding(document: Document) -> Iterator[Finding]:
     """
     A step's output is produced by the step; the only binding it can take is a promotion to a
-    pipeline output, `${{parent.outputs.Y}}`. Binding it to a pipeline input or to another
-    step's port makes no sense, and the SDK does not notice (SPEC §5.4, §12 rule 43). To feed
-    another step, bind that step's *input* to `${{parent.jobs.<step>.outputs.<name>}}`.
+    pipeline output, `${{parent.outputs.Y}}`. Binding it to a pipeline input or to another step's
+    port makes no sense, and the SDK does not notice. To feed another step, bind that step's
+    *input* to `${{parent.jobs.<step>.outputs.<name>}}`.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.4, §12 rule 43.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
@@ -599,8 +621,8 @@ def step_output_binding(document: Document) -> Iterator[Diagnostic]:
             port = parts[4] if parts[3] == "inputs" else "<input>"
             hint = (f"to feed step '{parts[2]}', bind its input instead: "
                     f"`{port}: ${{{{parent.jobs.{binding.step}.outputs.{binding.port}}}}}`")
-        yield document.diagnostic(
-            "AML506", f"output '{binding.port}' of step '{binding.step}' is bound to '{binding.reference.text}': "
+        yield Finding(
+            f"output '{binding.port}' of step '{binding.step}' is bound to '{binding.reference.text}': "
             "a step output can only be bound to a pipeline output, `${{parent.outputs.<name>}}`",
             binding.path, span=binding.span(document), hint=hint)
 
@@ -609,12 +631,16 @@ def step_output_binding(document: Document) -> Iterator[Diagnostic]:
        "A step binding uses the legacy form `${{inputs.X}}` instead of `${{parent.inputs.X}}`.",
        bad=PIPELINE.replace("raw: ${{parent.inputs.raw_data}}", "raw: ${{inputs.raw_data}}"), good=PIPELINE,
        kinds=PIPELINES)
-def legacy_binding(document: Document) -> Iterator[Diagnostic]:
+def legacy_binding(document: Document) -> Iterator[Finding]:
     """
-    The SDK still accepts the old forms `${{inputs.x}}`, `${{jobs.<step>.outputs.y}}` (in a
-    step's inputs) and `${{outputs.y}}` (in a step's outputs) and reads them as their `parent.`
-    forms (SPEC §5.4). They are easily confused with a command's own `${{inputs.x}}`; the
-    documentation only uses the `parent.` forms.
+    The SDK still accepts the old forms `${{inputs.x}}`, `${{jobs.<step>.outputs.y}}` (in a step's
+    inputs) and `${{outputs.y}}` (in a step's outputs) and reads them as their `parent.` forms.
+    They are easily confused with a command's own `${{inputs.x}}`; the documentation only uses the
+    `parent.` forms.
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.4.
     """
     for binding in analyse(document).bindings:
         if not binding.legacy:
@@ -623,9 +649,9 @@ def legacy_binding(document: Document) -> Iterator[Diagnostic]:
         if (binding.section == "outputs") != (context == "outputs"):
             continue  # a binding that is wrong there anyway (AML506)
         modern = _modern(binding)
-        yield document.diagnostic(
-            "AML507", f"'{binding.reference.text}' is the legacy binding form; it means '{modern}'",
-            binding.path, span=binding.span(document), severity=Severity.WARNING, hint=f"write '{modern}'")
+        yield Finding(
+            f"'{binding.reference.text}' is the legacy binding form; it means '{modern}'",
+            binding.path, span=binding.span(document), hint=f"write '{modern}'")
 
 
 @check("AML508", "shared-pipeline-output", Severity.WARNING,
@@ -633,11 +659,14 @@ def legacy_binding(document: Document) -> Iterator[Diagnostic]:
        bad=PIPELINE.replace("      clean:\n        type: uri_folder\n",
                             "      clean: ${{parent.outputs.trained_model}}\n"),
        good=PIPELINE, kinds=PIPELINES)
-def shared_pipeline_output(document: Document) -> Iterator[Diagnostic]:
+def shared_pipeline_output(document: Document) -> Iterator[Finding]:
     """
     A pipeline output has one producer. When two step outputs are promoted to the same
-    `${{parent.outputs.Y}}`, only one of them ends up there and the other is silently lost
-    (SPEC §12 rule 51).
+    `${{parent.outputs.Y}}`, only one of them ends up there and the other is silently lost.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §12 rule 51.
     """
     first: dict[str, Binding] = {}
     for binding in analyse(document).bindings:
@@ -649,10 +678,10 @@ def shared_pipeline_output(document: Document) -> Iterator[Diagnostic]:
         earlier = first.setdefault(name, binding)
         if earlier is binding:
             continue
-        yield document.diagnostic(
-            "AML508", f"pipeline output '{name}' is already bound to output '{earlier.port}' of step "
+        yield Finding(
+            f"pipeline output '{name}' is already bound to output '{earlier.port}' of step "
             f"'{earlier.step}'; a pipeline output has one producer, so one of the two is lost",
-            binding.path, span=binding.span(document), severity=Severity.WARNING,
+            binding.path, span=binding.span(document),
             hint="declare a second pipeline output for this step, or keep one binding")
 
 
@@ -681,13 +710,16 @@ def step_edges(pipeline: Pipeline) -> list[tuple[str, str]]:
        "Steps wait on each other in a cycle (including a step that binds its own output).",
        bad=PIPELINE.replace("raw: ${{parent.inputs.raw_data}}", "raw: ${{parent.jobs.train.outputs.model}}"),
        good=PIPELINE, kinds=PIPELINES)
-def step_cycle(document: Document) -> Iterator[Diagnostic]:
+def step_cycle(document: Document) -> Iterator[Finding]:
     """
-    A step that binds `${{parent.jobs.prep...}}` runs after `prep` ("job B will get executed
-    after job A"). When bindings form a cycle, none of its steps can ever start. The SDK loads,
-    validates and submits such a pipeline without a word (SPEC §5.5, §12 rule 44). Each cycle
-    is reported once, with its path (`a -> b -> a`: `a` feeds `b`, which feeds `a`), at the
-    binding that closes it.
+    A step that binds `${{parent.jobs.prep...}}` runs after `prep` ("job B will get executed after
+    job A"). When bindings form a cycle, none of its steps can ever start. The SDK loads, validates
+    and submits such a pipeline without a word. Each cycle is reported once, with its path (`a -> b
+    -> a`: `a` feeds `b`, which feeds `a`), at the binding that closes it.
+
+    See: reference-yaml-job-pipeline, how-to-create-component-pipelines-cli
+
+    Provenance: SPEC §5.5, §12 rule 44.
     """
     pipeline = analyse(document)
     waits = step_dependencies(pipeline)
@@ -704,7 +736,7 @@ def step_cycle(document: Document) -> Iterator[Diagnostic]:
                        "so none of them can start")
             hint = ("break the cycle: one of these bindings must read from a step outside it or from a "
                     "pipeline input")
-        yield document.diagnostic("AML509", message, site.path, span=site.span(document), hint=hint)
+        yield Finding(message, site.path, span=site.span(document), hint=hint)
 
 
 # ----------------------------------------------------------------------------- steps vs components
@@ -742,14 +774,18 @@ def _required(spec: Any) -> bool:
        "A step does not bind a component input that has no default and is not optional.",
        bad=COMPONENT_STEP.replace("      training_data: ${{parent.inputs.raw_data}}\n", ""),
        good=COMPONENT_STEP, kinds=PIPELINES)
-def missing_required_input(document: Document) -> Iterator[Diagnostic]:
+def missing_required_input(document: Document) -> Iterator[Finding]:
     """
-    Every input of the step's component that has no `default` and is not `optional: true`
-    must get a value from the step's `inputs:` (for a sweep step, a search-space entry counts).
-    Otherwise the SDK's validation fails with "Required input 'x' for component 'node' not
-    provided" (SPEC §5.5, §12 rule 45). A pipeline job that runs a pipeline component
-    (`component:` at the top) must give that component's required inputs in its own `inputs:`.
-    Registered components (`azureml:`) cannot be read offline and are not checked.
+    Every input of the step's component that has no `default` and is not `optional: true` must get
+    a value from the step's `inputs:` (for a sweep step, a search-space entry counts). Otherwise
+    the SDK's validation fails with "Required input 'x' for component 'node' not provided". A
+    pipeline job that runs a pipeline component (`component:` at the top) must give that
+    component's required inputs in its own `inputs:`. Registered components (`azureml:`) cannot be
+    read offline and are not checked.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 45.
     """
     pipeline = analyse(document)
     for step in _component_steps(pipeline):
@@ -760,8 +796,8 @@ def missing_required_input(document: Document) -> Iterator[Diagnostic]:
             if name in bound or not _required(spec):
                 continue
             where: Path_ = ("jobs", step.name, "inputs") if "inputs" in step.node else ("jobs", step.name)
-            yield document.diagnostic(
-                "AML510", f"required input '{name}' for step '{step.name}' is not provided: "
+            yield Finding(
+                f"required input '{name}' for step '{step.name}' is not provided: "
                 f"{step.definition.describe()} gives it no default and does not mark it optional",
                 where, key=True,
                 hint=f"bind it under the step's `inputs:`, for example `{name}: ${{{{parent.inputs.{name}}}}}`"
@@ -773,8 +809,8 @@ def missing_required_input(document: Document) -> Iterator[Diagnostic]:
             if name in given or not _required(spec):
                 continue
             where = ("inputs",) if "inputs" in pipeline.data else ("component",)
-            yield document.diagnostic(
-                "AML510", f"required input '{name}' for pipeline component {top.describe()} is not "
+            yield Finding(
+                f"required input '{name}' for pipeline component {top.describe()} is not "
                 "provided: it has no default and is not optional", where, key="inputs" in pipeline.data,
                 hint=f"give it under the job's `inputs:`, for example `{name}: ...`")
 
@@ -783,12 +819,16 @@ def missing_required_input(document: Document) -> Iterator[Diagnostic]:
        "A step sets an input or output that its component does not declare.",
        bad=COMPONENT_STEP.replace("      learning_rate: 0.05\n", "      learning-rate: 0.05\n"),
        good=COMPONENT_STEP, kinds=PIPELINES)
-def undeclared_component_port(document: Document) -> Iterator[Diagnostic]:
+def undeclared_component_port(document: Document) -> Iterator[Finding]:
     """
-    A step's `inputs:` and `outputs:` fill in the ports its component declares. A key the
-    component does not have is silently dropped by the SDK (SPEC §5.5, §12 rule 45): the
-    value never reaches the job, and the component input that was meant keeps its default.
-    The same holds for a pipeline job that runs a pipeline component (`component:` at the top).
+    A step's `inputs:` and `outputs:` fill in the ports its component declares. A key the component
+    does not have is silently dropped by the SDK: the value never reaches the job, and the
+    component input that was meant keeps its default. The same holds for a pipeline job that runs a
+    pipeline component (`component:` at the top).
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5, §12 rule 45.
     """
     pipeline = analyse(document)
     targets: list[tuple[Path_, dict, Definition, str]] = []
@@ -814,8 +854,8 @@ def undeclared_component_port(document: Document) -> Iterator[Diagnostic]:
             close = closest(str(name), declared)
             if close:
                 message += f"; did you mean '{close}'?"
-            yield document.diagnostic("AML511", message, where + (name,), key=True,
-                                      hint=f"{section} of {definition.describe()}: {_names(declared)}")
+            yield Finding(message, where + (name,), key=True,
+                          hint=f"{section} of {definition.describe()}: {_names(declared)}")
 
 
 @check("AML512", "optional-input-to-required", Severity.ERROR,
@@ -823,12 +863,16 @@ def undeclared_component_port(document: Document) -> Iterator[Diagnostic]:
        bad=COMPONENT_STEP.replace("    path: azureml:churn-raw:3\n",
                                   "    path: azureml:churn-raw:3\n    optional: true\n"),
        good=COMPONENT_STEP, kinds=PIPELINES)
-def optional_input_to_required(document: Document) -> Iterator[Diagnostic]:
+def optional_input_to_required(document: Document) -> Iterator[Finding]:
     """
-    A pipeline input marked `optional: true` may be left out when the pipeline runs; bound
-    directly to a component input that is not optional, the step would then have no value.
-    azure-ai-ml refuses this ("Pipeline optional Input binding to required inputs", SPEC
-    §5.5), even when the component input has a default.
+    A pipeline input marked `optional: true` may be left out when the pipeline runs; bound directly
+    to a component input that is not optional, the step would then have no value. azure-ai-ml
+    refuses this ("Pipeline optional Input binding to required inputs"), even when the component
+    input has a default.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5.
     """
     pipeline = analyse(document)
     declared = pipeline.inputs or {}
@@ -846,8 +890,8 @@ def optional_input_to_required(document: Document) -> Iterator[Diagnostic]:
         spec = definition.inputs.get(binding.port)
         if not isinstance(spec, dict) or spec.get("optional") is True:
             continue
-        yield document.diagnostic(
-            "AML512", f"optional pipeline input '{parts[2]}' is bound to input '{binding.port}' of step "
+        yield Finding(
+            f"optional pipeline input '{parts[2]}' is bound to input '{binding.port}' of step "
             f"'{step.name}', which is not optional; azure-ai-ml refuses this (\"Pipeline optional Input "
             "binding to required inputs\")",
             binding.path, span=binding.span(document),
@@ -863,14 +907,18 @@ def _definition_site(step: Step) -> Path_:
        "A step's `type` does not match its component (a command step running a pipeline component...).",
        bad=_file_step("AML513", "prep_pipeline.yml"), good=_file_step("AML513", "prep_pipeline.yml", "pipeline"),
        kinds=PIPELINES)
-def step_type_mismatch(document: Document) -> Iterator[Diagnostic]:
+def step_type_mismatch(document: Document) -> Iterator[Finding]:
     """
     A `type: command` (or untyped) step runs a command component, a `type: pipeline` step a
-    pipeline component, and a sweep step's `trial` is a command component (SPEC §5.3). With
-    the wrong pairing the SDK matches the step against the wrong schema and fails with
-    confusing messages, or the service rejects the job. A pipeline job's top-level
-    `component:` must be a pipeline component. The example's component file is one of
-    amllab's test files (the path is relative to the repository root).
+    pipeline component, and a sweep step's `trial` is a command component. With the wrong pairing
+    the SDK matches the step against the wrong schema and fails with confusing messages, or the
+    service rejects the job. A pipeline job's top-level `component:` must be a pipeline component.
+    The example's component file is one of amllab's test files (the path is relative to the
+    repository root).
+
+    See: reference-yaml-job-pipeline, reference-yaml-component-pipeline
+
+    Provenance: SPEC §5.3.
     """
     pipeline = analyse(document)
     for step in pipeline.steps.values():
@@ -893,11 +941,11 @@ def step_type_mismatch(document: Document) -> Iterator[Diagnostic]:
             hint = "write `type: pipeline` on the step"
         else:
             continue
-        yield document.diagnostic("AML513", message, where, hint=hint)
+        yield Finding(message, where, hint=hint)
     top = _top_level(document)
     if top is not None and top.local and top.kind == "commandComponent":
-        yield document.diagnostic(
-            "AML513", f"a pipeline job's `component:` must be a pipeline component, but {top.describe()} "
+        yield Finding(
+            f"a pipeline job's `component:` must be a pipeline component, but {top.describe()} "
             "is a command component", ("component",),
             hint="write `jobs:` with a step that runs this component, or point at a pipeline component")
 
@@ -914,7 +962,7 @@ def _local_definitions(document: Document) -> Iterator[tuple[Path_, Definition]]
 @check("AML514", "not-a-component", Severity.ERROR,
        "A step's component file is a job (or schedule) spec, not a component.",
        bad=_file_step("AML514", "prep_job.yml"), good=_file_step("AML514", "prep.yml"), kinds=PIPELINES)
-def not_a_component(document: Document) -> Iterator[Diagnostic]:
+def not_a_component(document: Document) -> Iterator[Finding]:
     """
     `component:` (and a sweep step's `trial:`) points at a component: `name`, `version`, typed
     inputs with defaults, `command`, `environment`. A job spec has literal input values and
@@ -928,8 +976,8 @@ def not_a_component(document: Document) -> Iterator[Diagnostic]:
             continue
         title = JOB_KINDS[definition.kind or ""]
         why = f" (it has {_and(definition.job_markers)})" if definition.job_markers else ""
-        yield document.diagnostic(
-            "AML514", f"{definition.describe()} is a {title}, not a component{why}", where,
+        yield Finding(
+            f"{definition.describe()} is a {title}, not a component{why}", where,
             hint="point at a component file (name, version, typed inputs, command, environment), "
                  "or write the step inline with `command:` and `environment:`")
 
@@ -937,11 +985,15 @@ def not_a_component(document: Document) -> Iterator[Diagnostic]:
 @check("AML515", "component-file-not-found", Severity.ERROR,
        "A step's component file does not exist.",
        bad=_file_step("AML515", "prep_dta.yml"), good=_file_step("AML515", "prep.yml"), kinds=PIPELINES)
-def component_file_not_found(document: Document) -> Iterator[Diagnostic]:
+def component_file_not_found(document: Document) -> Iterator[Finding]:
     """
-    A local `component:` or `trial:` path is resolved against the folder of the YAML file
-    that contains it (SPEC §1.2). A missing file stops `az ml job create` with "No such file
-    or directory"; the message shows where amllab looked and the closest file name there.
+    A local `component:` or `trial:` path is resolved against the folder of the YAML file that
+    contains it. A missing file stops `az ml job create` with "No such file or directory"; the
+    message shows where amllab looked and the closest file name there.
+
+    See: reference-yaml-job-pipeline
+
+    Provenance: SPEC §1.2.
     """
     for where, definition in _local_definitions(document):
         referenced = definition.referenced
@@ -951,8 +1003,8 @@ def component_file_not_found(document: Document) -> Iterator[Diagnostic]:
             continue
         shown = _shown_path(document, referenced.path)
         if referenced.exists and referenced.path.is_dir():
-            yield document.diagnostic(
-                "AML515", f"{definition.describe()} is a folder ({shown}), not a component file", where,
+            yield Finding(
+                f"{definition.describe()} is a folder ({shown}), not a component file", where,
                 hint="point at the component's YAML file inside it")
             continue
         if referenced.exists:
@@ -969,7 +1021,7 @@ def component_file_not_found(document: Document) -> Iterator[Diagnostic]:
         if is_arm_id(definition.reference or ""):
             hint = (f"a registered component's ARM id needs the prefix: 'azureml:{definition.reference.strip()}' "
                     "(without it the SDK reads it as a local path)")
-        yield document.diagnostic("AML515", message, where, hint=hint)
+        yield Finding(message, where, hint=hint)
 
 
 # Keys of a referenced component file that the SDK drops: a component file named by a step is
@@ -987,7 +1039,7 @@ def breaks_the_pipeline(diagnostic: Diagnostic) -> bool:
     return not any(pointer == f"/{key}" or pointer.startswith(f"/{key}/") for key in ANONYMOUS_KEYS)
 
 
-declare(
+ANONYMOUS_IDENTITY = declare(
     "AML549", "anonymous-component-identity", Severity.WARNING,
     "A component file's name or version would be refused on its own, but the pipeline that uses "
     "it registers it anonymously.",
@@ -1038,7 +1090,7 @@ def for_anonymous_use(document: Document, findings: list[Diagnostic]) -> list[Di
     for diagnostic in findings:
         if diagnostic in identity:
             diagnostic = replace(
-                diagnostic, code="AML549", severity=Severity.WARNING,
+                diagnostic, code=ANONYMOUS_IDENTITY.code, severity=ANONYMOUS_IDENTITY.severity,
                 message=f"{diagnostic.message} ({diagnostic.code} for `az ml component create`); "
                         f"'{user}'{more} uses this file as a step's component, which Azure ML registers "
                         "anonymously under a generated name and version, so the pipeline runs",
@@ -1051,7 +1103,7 @@ def for_anonymous_use(document: Document, findings: list[Diagnostic]) -> list[Di
 @check("AML516", "component-file-has-errors", Severity.ERROR,
        "A step's component file has errors of its own that break the pipeline.",
        bad=_file_step("AML516", "prep_broken.yml"), good=_file_step("AML516", "prep.yml"), kinds=PIPELINES)
-def component_file_has_errors(document: Document) -> Iterator[Diagnostic]:
+def component_file_has_errors(document: Document) -> Iterator[Finding]:
     """
     The component file is linted on its own (once, however many steps use it), and its errors
     are summed up at the reference, so that a pipeline is not reported clean while a component
@@ -1076,8 +1128,8 @@ def component_file_has_errors(document: Document) -> Iterator[Diagnostic]:
             continue
         first = problems[0]
         count = f"{len(problems)} error{'s' if len(problems) != 1 else ''}"
-        yield document.diagnostic(
-            "AML516", f"component {definition.describe()} has {count} (first: {first.line}:{first.column} "
+        yield Finding(
+            f"component {definition.describe()} has {count} (first: {first.line}:{first.column} "
             f"{first.message})", where,
             hint=f"run `aml-lint {_shown_path(document, referenced.path)}` to see them all")
 
@@ -1143,28 +1195,31 @@ _SERVERLESS_HINT = ("to say so, write `settings.default_compute: azureml:serverl
        "A pipeline step names no compute, nor does the pipeline, so it runs on serverless compute.",
        bad=PIPELINE.replace("settings:\n  default_compute: azureml:cpu-cluster\n", ""), good=PIPELINE,
        kinds=("pipelineJob",))
-def no_compute(document: Document) -> Iterator[Diagnostic]:
+def no_compute(document: Document) -> Iterator[Finding]:
     """
     Each step runs on its own `compute`, else on the pipeline job's `compute`, else on
-    `settings.default_compute`. With none of them, today's service runs the step on
-    serverless compute, as it runs a command job that names no compute (DOC
-    how-to-use-serverless-compute: a single node on a CPU VM that Azure ML picks by quota,
-    cost and disk size, dedicated tier; `resources.instance_type`/`instance_count` on the step
-    choose otherwise). Issue 10 found Microsoft's example pipelines that name no compute
-    running this way, so this is a fact, not a finding. Steps of sub-pipelines count too, and
-    so do the steps of a pipeline component that a job runs as a whole (`component:` at the
-    top). A spark step does not take a compute at all when it has `resources` (serverless
-    Spark: `instance_type` and `runtime_version`); one with neither is AML520. Steps of other
-    types (import, data_transfer) are not judged here. Pipeline *components* are exempt: their
-    compute comes from the job that runs them. The form of `default_compute` is checked by the
-    compute family (AML4xx).
+    `settings.default_compute`. With none of them, today's service runs the step on serverless
+    compute, as it runs a command job that names no compute (a single node on a CPU VM that Azure
+    ML picks by quota, cost and disk size, dedicated tier;
+    `resources.instance_type`/`instance_count` on the step choose otherwise). Microsoft's example
+    pipelines that name no compute run this way, so this is a fact, not a finding. Steps of
+    sub-pipelines count too, and so do the steps of a pipeline component that a job runs as a whole
+    (`component:` at the top). A spark step does not take a compute at all when it has `resources`
+    (serverless Spark: `instance_type` and `runtime_version`); one with neither is AML520. Steps of
+    other types (import, data_transfer) are not judged here. Pipeline *components* are exempt:
+    their compute comes from the job that runs them. The form of `default_compute` is checked by
+    the compute family (AML4xx).
 
-    Correction to SPEC §5.2 and §12 rule 47, which call a missing compute an error: that is
-    azure-ai-ml's client-side check (`_validate()` reports `jobs.<step>.compute: Compute not
-    set` for command, sweep and parallel steps, and `az ml job create` runs it unless given
-    `--skip-validation`), not the service's. The documented way to ask for serverless compute
-    in a pipeline is `settings.default_compute: azureml:serverless`, which satisfies both, and
-    the message suggests it.
+    A missing compute is not an error: "Compute not set" is azure-ai-ml's client-side check
+    (`_validate()` reports `jobs.<step>.compute: Compute not set` for command, sweep and parallel
+    steps, and `az ml job create` runs it unless given `--skip-validation`), not the service's. The
+    documented way to ask for serverless compute in a pipeline is `settings.default_compute:
+    azureml:serverless`, which satisfies both, and the message suggests it.
+
+    See: how-to-use-serverless-compute, reference-yaml-job-pipeline
+
+    Provenance: Issue 10 (Microsoft's example pipelines run on serverless compute). This rule
+    corrects SPEC §5.2 and §12 rule 47, which call a missing compute an error.
     """
     if _pipeline_compute(document):
         return
@@ -1182,15 +1237,15 @@ def no_compute(document: Document) -> Iterator[Diagnostic]:
             inner = ", ".join(m.split(".", 1)[1] for m in missing)
             message = (f"the steps of sub-pipeline '{name}' ({inner}) run on serverless compute: they name no "
                        "`compute`, and the pipeline has neither `compute` nor `settings.default_compute`")
-        yield document.diagnostic("AML517", message, ("jobs", name), key=True, hint=_SERVERLESS_HINT)
+        yield Finding(message, ("jobs", name), key=True, hint=_SERVERLESS_HINT)
     top = _top_level(document)
     if top is not None and top.kind == "pipelineComponent" and top.referenced is not None \
             and top.referenced.document is not None and top.data is not None:
         missing = _steps_without_compute(top.referenced.document, top.data.get("jobs"),
                                          frozenset({top.referenced.path})).steps
         if missing:
-            yield document.diagnostic(
-                "AML517", f"the steps of {top.describe()} ({', '.join(missing)}) run on serverless compute: "
+            yield Finding(
+                f"the steps of {top.describe()} ({', '.join(missing)}) run on serverless compute: "
                 "they name no `compute`, and this job has neither `compute` nor `settings.default_compute`",
                 ("component",), hint=_SERVERLESS_HINT)
 
@@ -1222,7 +1277,7 @@ jobs:
        bad=SPARK_STEP.replace("    resources:\n      instance_type: standard_e4s_v3\n"
                               "      runtime_version: \"3.4\"\n", ""),
        good=SPARK_STEP, kinds=("pipelineJob",))
-def spark_step_without_compute(document: Document) -> Iterator[Diagnostic]:
+def spark_step_without_compute(document: Document) -> Iterator[Finding]:
     """
     A spark step runs on an attached Synapse Spark pool (`compute: azureml:<pool>`) or on
     serverless Spark, which it sizes itself with `resources` (`instance_type`, such as
@@ -1243,8 +1298,8 @@ def spark_step_without_compute(document: Document) -> Iterator[Diagnostic]:
         where = f"step '{name}'" if missing == [str(name)] else \
             f"spark step{'s' if len(missing) > 1 else ''} {', '.join(repr(m.split('.', 1)[1]) for m in missing)} " \
             f"of sub-pipeline '{name}'"
-        yield document.diagnostic(
-            "AML520", f"{where}: a spark step needs `compute:` (an attached Spark pool) or `resources` "
+        yield Finding(
+            f"{where}: a spark step needs `compute:` (an attached Spark pool) or `resources` "
             "(serverless Spark), and the pipeline gives it no compute", ("jobs", name), key=True,
             hint="add `resources: {instance_type: standard_e4s_v3, runtime_version: \"3.4\"}` for serverless "
                  "Spark, or `compute: azureml:<spark-pool>`")
@@ -1257,20 +1312,24 @@ def spark_step_without_compute(document: Document) -> Iterator[Diagnostic]:
        "A `${{parent...}}` binding does not have one of the shapes Azure ML understands.",
        bad=PIPELINE.replace("parent.jobs.prep.outputs.clean", "parent.jobs.prep.output.clean"),
        good=PIPELINE, kinds=PIPELINES)
-def malformed_binding(document: Document) -> Iterator[Diagnostic]:
+def malformed_binding(document: Document) -> Iterator[Finding]:
     """
     A step binding is `${{parent.inputs.<name>}}`, `${{parent.outputs.<name>}}`,
-    `${{parent.jobs.<step>.outputs.<name>}}` or `${{parent.jobs.<step>.inputs.<name>}}` (SPEC
-    §5.4). Anything else (`parent.input.x`, `parent.jobs.prep.output.x`, a missing port name)
-    resolves to nothing, and the step receives no value or the literal text.
+    `${{parent.jobs.<step>.outputs.<name>}}` or `${{parent.jobs.<step>.inputs.<name>}}`. Anything
+    else (`parent.input.x`, `parent.jobs.prep.output.x`, a missing port name) resolves to nothing,
+    and the step receives no value or the literal text.
+
+    See: reference-yaml-job-pipeline, concept-expressions
+
+    Provenance: SPEC §5.4.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
         problem = binding_shape(binding.parts, pipeline.inputs)
         if problem is None:
             continue
-        yield document.diagnostic(
-            "AML518", f"'{binding.reference.text}' is not a binding Azure ML understands: it {problem}",
+        yield Finding(
+            f"'{binding.reference.text}' is not a binding Azure ML understands: it {problem}",
             binding.path, span=binding.span(document),
             hint="write `${{parent.inputs.<name>}}`, `${{parent.outputs.<name>}}` or "
                  "`${{parent.jobs.<step>.outputs.<name>}}`")
@@ -1327,15 +1386,19 @@ def literal_problem(port_type: str, spec: dict, value: Any) -> str | None:
        "A literal a step gives a component input does not fit its declared type, range or enum.",
        bad=COMPONENT_STEP.replace("learning_rate: 0.05", "learning_rate: fast"),
        good=COMPONENT_STEP, kinds=PIPELINES)
-def literal_input_mismatch(document: Document) -> Iterator[Diagnostic]:
+def literal_input_mismatch(document: Document) -> Iterator[Finding]:
     """
-    A component declares each parameter's type (`integer`, `number`, `boolean`, `string`) and
-    may bound it (`min`, `max`) or list its values (`enum`). A step that passes a literal of
-    another type or outside those bounds is accepted when the pipeline is loaded (SPEC §5.5,
-    `EXP:p_literal_type_mismatch`) and fails at run time ("Parameter 'x' should not be less
-    than ..."), or the script receives text it cannot parse; a literal given to a data input
-    (`uri_folder`...) is not data at all. Strings that hold numbers (`"0.1"`) count as numbers,
-    as the SDK parses them. Registered components (`azureml:`) cannot be read offline.
+    A component declares each parameter's type (`integer`, `number`, `boolean`, `string`) and may
+    bound it (`min`, `max`) or list its values (`enum`). A step that passes a literal of another
+    type or outside those bounds is accepted when the pipeline is loaded and fails at run time
+    ("Parameter 'x' should not be less than ..."), or the script receives text it cannot parse; a
+    literal given to a data input (`uri_folder`...) is not data at all. Strings that hold numbers
+    (`"0.1"`) count as numbers, as the SDK parses them. Registered components (`azureml:`) cannot
+    be read offline.
+
+    See: reference-yaml-component-command, reference-yaml-job-pipeline
+
+    Provenance: SPEC §5.5; EXP:p_literal_type_mismatch.
     """
     pipeline = analyse(document)
     for step in _component_steps(pipeline):
@@ -1352,7 +1415,7 @@ def literal_input_mismatch(document: Document) -> Iterator[Diagnostic]:
             where: Path_ = ("jobs", step.name, "inputs", name)
             if isinstance(value, dict):
                 where += ("value",)
-            yield document.diagnostic(
-                "AML519", f"input '{name}' of step '{step.name}' {problem}", where,
+            yield Finding(
+                f"input '{name}' of step '{step.name}' {problem}", where,
                 hint=f"give a value that fits {step.definition.describe()}'s declaration, or bind it "
                      f"to a pipeline input (`{name}: ${{{{parent.inputs.{name}}}}}`)")

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cron, expressions, timezones
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..kinds import KIND_TITLES, OTHER_JOB_TYPES
 from ..loader import Document, Path_, count_before
 from ..references import Referenced, is_arm_id, is_local_path, resolve
@@ -156,13 +156,16 @@ def _cron(document: Document) -> tuple[Path_, cron.Cron] | None:
 @check("AML601", "cron-field-count", Severity.ERROR,
        "A cron expression does not have exactly five fields.",
        bad=CRON.replace('"0 2 * * *"', '"every day at 2"'), good=CRON, kinds=KINDS)
-def cron_field_count(document: Document) -> Iterator[Diagnostic]:
+def cron_field_count(document: Document) -> Iterator[Finding]:
     """
-    Azure ML reads a cron expression as five space-separated fields, `MINUTES HOURS DAYS
-    MONTHS DAYS-OF-WEEK` (SPEC §7.2, NCrontab syntax). A seconds or years field, a crontab
-    nickname such as `@daily`, or words (`every hour`) are not cron. The SDK does not parse
-    the expression (`EXP:s_cron_bad_expr` loads `every hour`), so the mistake surfaces only
-    when the service refuses the schedule.
+    Azure ML reads a cron expression as five space-separated fields, `MINUTES HOURS DAYS MONTHS
+    DAYS-OF-WEEK` (NCrontab syntax). A seconds or years field, a crontab nickname such as `@daily`,
+    or words (`every hour`) are not cron. The SDK does not parse the expression (it loads `every
+    hour`), so the mistake surfaces only when the service refuses the schedule.
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2; EXP:s_cron_bad_expr.
     """
     found = _cron(document)
     if found is None:
@@ -171,22 +174,25 @@ def cron_field_count(document: Document) -> Iterator[Diagnostic]:
     for problem in parsed.problems:
         if problem.field is None:
             span = _span(document, where, parsed.text, problem.start, problem.token)
-            yield document.diagnostic("AML601", problem.message, where, hint=problem.hint, span=span)
+            yield Finding(problem.message, where, hint=problem.hint, span=span)
 
 
 @check("AML602", "cron-field-value", Severity.ERROR,
        "A field of a cron expression is malformed or out of range.",
        bad=CRON.replace('"0 2 * * *"', '"0 24 * * *"'), good=CRON, kinds=KINDS)
-def cron_field_value(document: Document) -> Iterator[Diagnostic]:
+def cron_field_value(document: Document) -> Iterator[Finding]:
     """
-    Minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or `JAN`-`DEC`, days of
-    the week 0-6 with 0 = Sunday or `SUN`-`SAT` (SPEC §7.2); each field is `*`, a value, a
-    range `a-b`, a step `*/n` or `a-b/n`, or a comma-separated list of those. Names are
-    case-insensitive and may be written in full (`MONDAY`) or shortened to three letters or
-    more. A day of week `7` is rejected: the docs number the days 0-6 and NCrontab refuses 7
-    (other crontabs read it as Sunday). Quartz extensions (`?`, `L`, `W`, `#`) and a step of 0
-    are not part of the syntax. The DAYS and MONTHS fields must be valid too, although Azure ML
-    then ignores them (AML603).
+    Minutes are 0-59, hours 0-23, days of the month 1-31, months 1-12 or `JAN`-`DEC`, days of the
+    week 0-6 with 0 = Sunday or `SUN`-`SAT`; each field is `*`, a value, a range `a-b`, a step
+    `*/n` or `a-b/n`, or a comma-separated list of those. Names are case-insensitive and may be
+    written in full (`MONDAY`) or shortened to three letters or more. A day of week `7` is
+    rejected: the docs number the days 0-6 and NCrontab refuses 7 (other crontabs read it as
+    Sunday). Quartz extensions (`?`, `L`, `W`, `#`) and a step of 0 are not part of the syntax. The
+    DAYS and MONTHS fields must be valid too, although Azure ML then ignores them (AML603).
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2.
     """
     found = _cron(document)
     if found is None:
@@ -195,19 +201,22 @@ def cron_field_value(document: Document) -> Iterator[Diagnostic]:
     for problem in parsed.problems:
         if problem.field is not None:
             span = _span(document, where, parsed.text, problem.start, problem.token)
-            yield document.diagnostic("AML602", problem.message, where, hint=problem.hint, span=span)
+            yield Finding(problem.message, where, hint=problem.hint, span=span)
 
 
 @check("AML603", "cron-ignored-field", Severity.WARNING,
        "The DAYS or MONTHS field of a cron expression is set, but Azure ML ignores it.",
        bad=CRON.replace('"0 2 * * *"', '"0 2 1 * *"'), good=CRON, kinds=KINDS)
-def cron_ignored_field(document: Document) -> Iterator[Diagnostic]:
+def cron_ignored_field(document: Document) -> Iterator[Finding]:
     """
-    Azure ML does not support the DAYS (day of the month) and MONTHS fields: "If you pass one
-    of these values, it will be ignored and treated as `*`" (DOC:how-to-schedule-pipeline-job,
-    SPEC §7.2). `0 2 1 * *` therefore runs at 02:00 every day, not on the first of the month.
-    For a monthly run use a recurrence trigger with `frequency: month` and
-    `schedule.month_days`.
+    Azure ML does not support the DAYS (day of the month) and MONTHS fields: "If you pass one of
+    these values, it will be ignored and treated as `*`". `0 2 1 * *` therefore runs at 02:00
+    every day, not on the first of the month. For a monthly run use a recurrence trigger with
+    `frequency: month` and `schedule.month_days`.
+
+    See: how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2.
     """
     found = _cron(document)
     if found is None:
@@ -226,14 +235,14 @@ def cron_ignored_field(document: Document) -> Iterator[Diagnostic]:
         hint = ("write '*' there; to run on given days of the month use a recurrence trigger with "
                 "`frequency: month` and `schedule.month_days`")
         span = _span(document, where, parsed.text, field.start, field.text)
-        yield document.diagnostic("AML603", message, where, severity=Severity.WARNING, hint=hint, span=span)
+        yield Finding(message, where, hint=hint, span=span)
 
 
 @check("AML604", "cron-reversed-range", Severity.WARNING,
        "A range in a cron expression runs backwards (`FRI-MON`).",
        bad=CRON.replace('"0 2 * * *"', '"0 2 * * FRI-MON"'),
        good=CRON.replace('"0 2 * * *"', '"0 2 * * MON-FRI"'), kinds=KINDS)
-def cron_reversed_range(document: Document) -> Iterator[Diagnostic]:
+def cron_reversed_range(document: Document) -> Iterator[Finding]:
     """
     NCrontab, the cron syntax Azure ML's docs point to, swaps the ends of a backwards range:
     `FRI-MON` selects Monday to Friday, not Friday over the weekend to Monday as other
@@ -246,9 +255,9 @@ def cron_reversed_range(document: Document) -> Iterator[Diagnostic]:
     where, parsed = found
     for problem in parsed.reversed:
         span = _span(document, where, parsed.text, problem.start, problem.token)
-        yield document.diagnostic("AML604", problem.message, where, severity=Severity.WARNING,
-                                  hint="write the range forwards, or list the values with commas",
-                                  span=span)
+        yield Finding(problem.message, where,
+                      hint="write the range forwards, or list the values with commas",
+                      span=span)
 
 
 # ----------------------------------------------------------------------------- recurrence
@@ -263,11 +272,15 @@ def _recurrence(document: Document) -> tuple[dict, dict | None] | None:
 @check("AML610", "recurrence-interval", Severity.ERROR,
        "A recurrence `interval` is less than 1.",
        bad=RECURRENCE.replace("interval: 1", "interval: 0"), good=RECURRENCE, kinds=KINDS)
-def recurrence_interval(document: Document) -> Iterator[Diagnostic]:
+def recurrence_interval(document: Document) -> Iterator[Finding]:
     """
-    `interval` counts frequency units between runs ("every 2 weeks"), so it must be at least 1
-    (SPEC §12 rule 62). The SDK accepts 0 and negative numbers (it does no range check), and
-    the schedule cannot be created from them.
+    `interval` counts frequency units between runs ("every 2 weeks"), so it must be at least 1. The
+    SDK accepts 0 and negative numbers (it does no range check), and the schedule cannot be created
+    from them.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §12 rule 62.
     """
     found = _recurrence(document)
     if found is None:
@@ -275,20 +288,23 @@ def recurrence_interval(document: Document) -> Iterator[Diagnostic]:
     interval = found[0].get("interval")
     if _is_int(interval) and interval < 1:
         unit = _frequency(found[0]) or "frequency unit"
-        yield document.diagnostic(
-            "AML610", f"interval {interval} is not a number of {unit}s: it must be at least 1",
+        yield Finding(
+            f"interval {interval} is not a number of {unit}s: it must be at least 1",
             ("trigger", "interval"), hint=f"write `interval: 1` to run every {unit}")
 
 
 @check("AML611", "recurrence-time-range", Severity.ERROR,
        "A recurrence pattern's `hours` are outside 0-23 or its `minutes` outside 0-59.",
        bad=RECURRENCE.replace("hours: [9]", "hours: [9, 24]"), good=RECURRENCE, kinds=KINDS)
-def recurrence_time_range(document: Document) -> Iterator[Diagnostic]:
+def recurrence_time_range(document: Document) -> Iterator[Finding]:
     """
-    `schedule.hours` are hours of the day, 0-23, and `schedule.minutes` minutes of the hour,
-    0-59 (SPEC §7.2). The SDK does not check them (`EXP:s_hours_oob` loads hours 25 and
-    minutes 75); there is no such time, so the schedule cannot fire as written. Midnight is
-    hour 0.
+    `schedule.hours` are hours of the day, 0-23, and `schedule.minutes` minutes of the hour, 0-59.
+    The SDK does not check them (it loads hours 25 and minutes 75); there is no such time, so the
+    schedule cannot fire as written. Midnight is hour 0.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2; EXP:s_hours_oob.
     """
     found = _recurrence(document)
     if found is None or found[1] is None:
@@ -297,19 +313,23 @@ def recurrence_time_range(document: Document) -> Iterator[Diagnostic]:
         for where, value in _items(found[1].get(key), ("trigger", "schedule", key)):
             if _is_int(value) and not 0 <= value <= high:
                 hint = "midnight is hour 0" if key == "hours" and value == 24 else None
-                yield document.diagnostic("AML611", f"{noun} {value} is out of range: {key} are 0-{high}",
-                                          where, hint=hint)
+                yield Finding(f"{noun} {value} is out of range: {key} are 0-{high}",
+                              where, hint=hint)
 
 
 @check("AML612", "week-days-frequency", Severity.ERROR,
        "`week_days` is set but the frequency is not `week` or `month`.",
        bad=RECURRENCE.replace("frequency: week", "frequency: day"), good=RECURRENCE, kinds=KINDS)
-def week_days_frequency(document: Document) -> Iterator[Diagnostic]:
+def week_days_frequency(document: Document) -> Iterator[Finding]:
     """
-    Days of the week narrow a weekly or monthly recurrence only: with frequency `day` (or
-    `hour`, `minute`) the docs give the pattern hours and minutes alone (SPEC §7.2, §12 rule
-    62), so the listed days do not restrict when the job runs, and a schedule meant for
-    Monday-Wednesday-Friday would run every day. Use `frequency: week` with `interval: 1`.
+    Days of the week narrow a weekly or monthly recurrence only: with frequency `day` (or `hour`,
+    `minute`) the docs give the pattern hours and minutes alone, so the listed days do not restrict
+    when the job runs, and a schedule meant for Monday-Wednesday-Friday would run every day. Use
+    `frequency: week` with `interval: 1`.
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2, §12 rule 62.
     """
     found = _recurrence(document)
     if found is None or found[1] is None or "week_days" not in found[1]:
@@ -317,9 +337,9 @@ def week_days_frequency(document: Document) -> Iterator[Diagnostic]:
     frequency = _frequency(found[0])
     if frequency in (None, "week", "month"):
         return
-    yield document.diagnostic(
-        "AML612", f"week_days only applies with frequency week or month, not '{frequency}': "
-                  "the listed days would not restrict the runs",
+    yield Finding(
+        f"week_days only applies with frequency week or month, not '{frequency}': "
+        "the listed days would not restrict the runs",
         ("trigger", "schedule", "week_days"), key=True,
         hint="set `frequency: week` (and `interval: 1`) to run on these days every week")
 
@@ -330,12 +350,15 @@ def week_days_frequency(document: Document) -> Iterator[Diagnostic]:
        good=RECURRENCE.replace("frequency: week", "frequency: month")
                       .replace("week_days: [monday, wednesday, friday]", "month_days: [1, 15]"),
        kinds=KINDS)
-def month_days_frequency(document: Document) -> Iterator[Diagnostic]:
+def month_days_frequency(document: Document) -> Iterator[Finding]:
     """
-    Days of the month belong to a monthly recurrence (`frequency: month`, SPEC §7.2). With a
-    daily or weekly frequency the docs do not say what they would do **[inference]**: most
-    likely they are ignored and the job runs on every day (or week) the rest of the trigger
-    allows.
+    Days of the month belong to a monthly recurrence (`frequency: month`). With a daily or weekly
+    frequency the docs do not say what they would do **[inference]**: most likely they are ignored
+    and the job runs on every day (or week) the rest of the trigger allows.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2.
     """
     found = _recurrence(document)
     if found is None or found[1] is None or "month_days" not in found[1]:
@@ -343,9 +366,9 @@ def month_days_frequency(document: Document) -> Iterator[Diagnostic]:
     frequency = _frequency(found[0])
     if frequency in (None, "month"):
         return
-    yield document.diagnostic(
-        "AML613", f"month_days is documented only with frequency month, not '{frequency}'",
-        ("trigger", "schedule", "month_days"), key=True, severity=Severity.WARNING,
+    yield Finding(
+        f"month_days is documented only with frequency month, not '{frequency}'",
+        ("trigger", "schedule", "month_days"), key=True,
         hint="set `frequency: month` to run on these days of every month")
 
 
@@ -356,13 +379,17 @@ def month_days_frequency(document: Document) -> Iterator[Diagnostic]:
        good=RECURRENCE.replace("frequency: week", "frequency: day")
                       .replace("    week_days: [monday, wednesday, friday]\n", ""),
        kinds=KINDS)
-def pattern_frequency(document: Document) -> Iterator[Diagnostic]:
+def pattern_frequency(document: Document) -> Iterator[Finding]:
     """
-    The docs define the `schedule` pattern for frequency `day` (hours and minutes) and `week`
-    or `month` (also week days), SPEC §7.2. With frequency `minute` or `hour` the runs follow
-    `start_time` plus multiples of `interval`, and what a pattern that names hours (it must:
-    `hours` is required) would do on top of that is not documented. Use frequency `day` with
-    the hours listed, or drop the pattern.
+    The docs define the `schedule` pattern for frequency `day` (hours and minutes) and `week` or
+    `month` (also week days). With frequency `minute` or `hour` the runs follow `start_time` plus
+    multiples of `interval`, and what a pattern that names hours (it must: `hours` is required)
+    would do on top of that is not documented. Use frequency `day` with the hours listed, or drop
+    the pattern.
+
+    See: reference-yaml-schedule, how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.2.
     """
     found = _recurrence(document)
     if found is None or found[1] is None:
@@ -370,10 +397,10 @@ def pattern_frequency(document: Document) -> Iterator[Diagnostic]:
     frequency = _frequency(found[0])
     if frequency not in ("minute", "hour"):
         return
-    yield document.diagnostic(
-        "AML614", f"a `schedule` pattern with frequency '{frequency}': the docs define the pattern only "
-                  "for frequency day, week and month, so what it does here is not documented",
-        ("trigger", "schedule"), key=True, severity=Severity.WARNING,
+    yield Finding(
+        f"a `schedule` pattern with frequency '{frequency}': the docs define the pattern only "
+        "for frequency day, week and month, so what it does here is not documented",
+        ("trigger", "schedule"), key=True,
         hint="use `frequency: day` with `schedule.hours` listing the hours, or drop `schedule` "
              "and let start_time and interval set the runs")
 
@@ -385,7 +412,7 @@ def pattern_frequency(document: Document) -> Iterator[Diagnostic]:
        good=RECURRENCE.replace("frequency: week", "frequency: month")
                       .replace("week_days: [monday, wednesday, friday]", "month_days: [1, 15]"),
        kinds=KINDS)
-def month_days_range(document: Document) -> Iterator[Diagnostic]:
+def month_days_range(document: Document) -> Iterator[Finding]:
     """
     Days of the month are 1-31. The SDK does not check them; a day 0 or 32 names no date, so
     the schedule cannot run on it as written.
@@ -395,8 +422,7 @@ def month_days_range(document: Document) -> Iterator[Diagnostic]:
         return
     for where, value in _items(found[1].get("month_days"), ("trigger", "schedule", "month_days")):
         if _is_int(value) and not 1 <= value <= 31:
-            yield document.diagnostic("AML615", f"day of month {value} is out of range: month_days are 1-31",
-                                      where)
+            yield Finding(f"day of month {value} is out of range: month_days are 1-31", where)
 
 
 @check("AML616", "month-days-short-months", Severity.WARNING,
@@ -406,12 +432,16 @@ def month_days_range(document: Document) -> Iterator[Diagnostic]:
        good=RECURRENCE.replace("frequency: week", "frequency: month")
                       .replace("week_days: [monday, wednesday, friday]", "month_days: [1]"),
        kinds=KINDS)
-def month_days_short_months(document: Document) -> Iterator[Diagnostic]:
+def month_days_short_months(document: Document) -> Iterator[Finding]:
     """
-    A monthly recurrence on day 29, 30 or 31 does not fire in months without that day (SPEC
-    §7.2: "months without that day do not fire"): day 31 skips February, April, June,
-    September and November; day 29 skips February in three years out of four. For "the end
-    of every month" there is no pattern; run on day 1 and process the previous month.
+    A monthly recurrence on day 29, 30 or 31 does not fire in months without that day: day 31 skips
+    February, April, June, September and November; day 29 skips February in three years out of
+    four. For "the end of every month" there is no pattern; run on day 1 and process the previous
+    month.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2 ("months without that day do not fire").
     """
     found = _recurrence(document)
     if found is None or found[1] is None:
@@ -420,9 +450,9 @@ def month_days_short_months(document: Document) -> Iterator[Diagnostic]:
         if _is_int(value) and 29 <= value <= 31:
             missing = {29: "February (outside leap years)", 30: "February",
                        31: "February, April, June, September and November"}[value]
-            yield document.diagnostic(
-                "AML616", f"day {value} does not exist in every month: the schedule skips {missing}",
-                where, severity=Severity.WARNING,
+            yield Finding(
+                f"day {value} does not exist in every month: the schedule skips {missing}",
+                where,
                 hint="use a day that every month has (1-28), or accept the skipped months")
 
 
@@ -430,7 +460,7 @@ def month_days_short_months(document: Document) -> Iterator[Diagnostic]:
        "A value is listed twice in a recurrence pattern.",
        bad=RECURRENCE.replace("[monday, wednesday, friday]", "[monday, wednesday, Monday]"),
        good=RECURRENCE, kinds=KINDS)
-def duplicate_pattern_value(document: Document) -> Iterator[Diagnostic]:
+def duplicate_pattern_value(document: Document) -> Iterator[Finding]:
     """
     Listing the same hour, minute, week day (week days ignore case) or day of the month
     twice does not make the job run twice; it usually hides a typo for another value.
@@ -448,9 +478,9 @@ def duplicate_pattern_value(document: Document) -> Iterator[Diagnostic]:
             if isinstance(normal, (dict, list)) or isinstance(value, bool):
                 continue
             if normal in seen:
-                yield document.diagnostic(
-                    "AML617", f"'{value}' is listed twice in {key} (first as item {seen[normal] + 1})",
-                    ("trigger", "schedule", key, index), severity=Severity.WARNING,
+                yield Finding(
+                    f"'{value}' is listed twice in {key} (first as item {seen[normal] + 1})",
+                    ("trigger", "schedule", key, index),
                     hint="remove the repeated value, or correct it to the one you meant")
             else:
                 seen[normal] = index
@@ -470,13 +500,17 @@ def _time_zone(document: Document) -> str | None:
        "`time_zone` is neither a Windows time-zone name nor an IANA name.",
        bad=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standrd Time"'),
        good=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'), kinds=KINDS)
-def unknown_time_zone(document: Document) -> Iterator[Diagnostic]:
+def unknown_time_zone(document: Document) -> Iterator[Finding]:
     """
-    Azure ML documents the Windows time-zone names for `time_zone` ("UTC", "Pacific Standard
-    Time", "W. Europe Standard Time", "UTC-11", ...: 131 values, SPEC §7.2). The SDK passes
-    any string through (`EXP:s_bad_tz`), so a misspelt name is only refused by the service.
-    IANA names (`America/Los_Angeles`) are not errors here but get AML621. Abbreviations
-    (`PST`, `CET`) and offsets (`UTC+01:00`) are not time-zone names.
+    Azure ML documents the Windows time-zone names for `time_zone` ("UTC", "Pacific Standard Time",
+    "W. Europe Standard Time", "UTC-11", ...: 131 values). The SDK passes any string through, so a
+    misspelt name is only refused by the service. IANA names (`America/Los_Angeles`) are not errors
+    here but get AML621. Abbreviations (`PST`, `CET`) and offsets (`UTC+01:00`) are not time-zone
+    names.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2; EXP:s_bad_tz.
     """
     name = _time_zone(document)
     if name is None or timezones.is_documented(name) or timezones.windows_spelling(name) \
@@ -497,20 +531,24 @@ def unknown_time_zone(document: Document) -> Iterator[Diagnostic]:
         close = closest(stripped, timezones.WINDOWS_TIME_ZONES)
         if close:
             message += f"; did you mean '{close}'?"
-    yield document.diagnostic("AML620", message, ("trigger", "time_zone"), hint=hint)
+    yield Finding(message, ("trigger", "time_zone"), hint=hint)
 
 
 @check("AML621", "time-zone-spelling", Severity.WARNING,
        "`time_zone` is an IANA name or a Windows name Azure ML does not document.",
        bad=CRON.replace("time_zone: UTC", "time_zone: America/Los_Angeles"),
        good=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'), kinds=KINDS)
-def time_zone_spelling(document: Document) -> Iterator[Diagnostic]:
+def time_zone_spelling(document: Document) -> Iterator[Finding]:
     """
-    The SDK accepts any string for `time_zone` (`EXP:s_bad_tz` loads `America/Los_Angeles`),
-    but the docs list only Windows time-zone names, spelt exactly (SPEC §7.2). An IANA name,
-    a documented name in other letter case, or a Windows zone missing from Azure ML's list
-    (such as "Yukon Standard Time") may be accepted by the service or not; the documented
-    spelling is certain to be. The hint gives the Windows name where amllab knows it.
+    The SDK accepts any string for `time_zone` (it loads `America/Los_Angeles`), but the docs list
+    only Windows time-zone names, spelt exactly. An IANA name, a documented name in other letter
+    case, or a Windows zone missing from Azure ML's list (such as "Yukon Standard Time") may be
+    accepted by the service or not; the documented spelling is certain to be. The hint gives the
+    Windows name where amllab knows it.
+
+    See: reference-yaml-schedule
+
+    Provenance: EXP:s_bad_tz; SPEC §7.2.
     """
     name = _time_zone(document)
     if name is None or timezones.is_documented(name):
@@ -529,8 +567,7 @@ def time_zone_spelling(document: Document) -> Iterator[Diagnostic]:
         hint = f"write '{windows}'" if windows else "write the Windows name of this zone"
     else:
         return  # neither: AML620
-    yield document.diagnostic("AML621", message, ("trigger", "time_zone"), severity=Severity.WARNING,
-                              hint=hint)
+    yield Finding(message, ("trigger", "time_zone"), hint=hint)
 
 
 # ----------------------------------------------------------------------------- start/end
@@ -577,18 +614,22 @@ def _times(document: Document) -> dict[str, tuple[str, dt.datetime | None]]:
 @check("AML630", "invalid-datetime", Severity.ERROR,
        "`start_time` or `end_time` is not an ISO-8601 date and time.",
        bad=CRON.replace('"2025-01-01T00:00:00"', '"tomorrow"'), good=CRON, kinds=KINDS)
-def invalid_datetime(document: Document) -> Iterator[Diagnostic]:
+def invalid_datetime(document: Document) -> Iterator[Finding]:
     """
-    The SDK refuses anything but an ISO-8601 date and time ("Not a valid ISO8601-formatted
-    datetime string: tomorrow", SPEC §8.2): `2025-01-31T09:00:00`, optionally with seconds'
-    fractions and a `Z` or `+hh:mm` offset. A date alone (`2025-01-31`) is not enough, and
-    the date must exist (no 2025-02-30).
+    The SDK refuses anything but an ISO-8601 date and time ("Not a valid ISO8601-formatted datetime
+    string: tomorrow"): `2025-01-31T09:00:00`, optionally with seconds' fractions and a `Z` or
+    `+hh:mm` offset. A date alone (`2025-01-31`) is not enough, and the date must exist (no
+    2025-02-30).
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §8.2.
     """
     for key, (text, parsed) in _times(document).items():
         if parsed is None:
-            yield document.diagnostic(
-                "AML630", f"{key} '{text}' is not an ISO-8601 date and time "
-                          "(Azure ML: \"Not a valid ISO8601-formatted datetime string\")",
+            yield Finding(
+                f"{key} '{text}' is not an ISO-8601 date and time "
+                "(Azure ML: \"Not a valid ISO8601-formatted datetime string\")",
                 ("trigger", key), hint="write it as 'YYYY-MM-DDThh:mm:ss', for example '2025-01-31T09:00:00'")
 
 
@@ -597,12 +638,15 @@ def invalid_datetime(document: Document) -> Iterator[Diagnostic]:
        bad=CRON.replace('  time_zone: UTC', '  end_time: "2024-12-31T00:00:00"\n  time_zone: UTC'),
        good=CRON.replace('  time_zone: UTC', '  end_time: "2025-12-31T00:00:00"\n  time_zone: UTC'),
        kinds=KINDS)
-def end_before_start(document: Document) -> Iterator[Diagnostic]:
+def end_before_start(document: Document) -> Iterator[Finding]:
     """
-    A schedule is active from `start_time` until `end_time`; an end at or before the start
-    leaves no time in which it can fire. The SDK does not compare them
-    (`EXP:s_end_before_start`). Times without an offset are read in `time_zone`; when only
-    one of the two has an offset they are not compared.
+    A schedule is active from `start_time` until `end_time`; an end at or before the start leaves
+    no time in which it can fire. The SDK does not compare them. Times without an offset are read
+    in `time_zone`; when only one of the two has an offset they are not compared.
+
+    See: reference-yaml-schedule
+
+    Provenance: EXP:s_end_before_start.
     """
     times = _times(document)
     start = times.get("start_time", ("", None))[1]
@@ -612,9 +656,9 @@ def end_before_start(document: Document) -> Iterator[Diagnostic]:
     if end <= start:
         start_text = times["start_time"][0]
         relation = "the same time as" if end == start else "before"
-        yield document.diagnostic(
-            "AML631", f"end_time '{end_text}' is {relation} start_time '{start_text}': the schedule "
-                      "would never fire", ("trigger", "end_time"),
+        yield Finding(
+            f"end_time '{end_text}' is {relation} start_time '{start_text}': the schedule "
+            "would never fire", ("trigger", "end_time"),
             hint="set end_time after start_time, or remove it to run until the schedule is disabled")
 
 
@@ -627,13 +671,17 @@ _UTC_NAMES = {"utc", "etc/utc", "etc/gmt", "etc/uct", "etc/universal", "etc/zulu
        bad=CRON.replace('"2025-01-01T00:00:00"', '"2025-01-01T00:00:00+02:00"')
                .replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'),
        good=CRON.replace("time_zone: UTC", 'time_zone: "Pacific Standard Time"'), kinds=KINDS)
-def offset_and_time_zone(document: Document) -> Iterator[Diagnostic]:
+def offset_and_time_zone(document: Document) -> Iterator[Finding]:
     """
-    The reference page shows start times with an offset (`2022-05-10T10:15:00-04:00`) and
-    also has `time_zone` (default UTC, SPEC §7.2); it does not say which one wins when both
-    are given and disagree, so the first run may be hours off. A `Z` or `+00:00` offset with
-    `time_zone: UTC` agrees and is not reported. Write the time without an offset and let
-    `time_zone` say where it is, or drop `time_zone`.
+    The reference page shows start times with an offset (`2022-05-10T10:15:00-04:00`) and also has
+    `time_zone` (default UTC); it does not say which one wins when both are given and disagree, so
+    the first run may be hours off. A `Z` or `+00:00` offset with `time_zone: UTC` agrees and is
+    not reported. Write the time without an offset and let `time_zone` say where it is, or drop
+    `time_zone`.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.2.
     """
     zone = _time_zone(document)
     if zone is None:
@@ -643,10 +691,10 @@ def offset_and_time_zone(document: Document) -> Iterator[Diagnostic]:
             continue
         if parsed.utcoffset() == dt.timedelta(0) and zone.strip().lower() in _UTC_NAMES:
             continue
-        yield document.diagnostic(
-            "AML632", f"{key} '{text}' has its own UTC offset and time_zone is '{zone}': "
-                      "which of the two applies is not documented",
-            ("trigger", key), severity=Severity.WARNING,
+        yield Finding(
+            f"{key} '{text}' has its own UTC offset and time_zone is '{zone}': "
+            "which of the two applies is not documented",
+            ("trigger", key),
             hint=f"write {key} without the offset (time_zone then says where it is), or drop time_zone")
 
 
@@ -707,11 +755,15 @@ def _not_a_job(referenced: Referenced, reference: str, declared: str | None) -> 
        "`create_job` names a local job file that does not exist.",
        bad=LOCAL.replace("scenarios/pipeline/pipeline.yml", "scenarios/pipeline/pipline.yml"),
        good=LOCAL, kinds=KINDS)
-def create_job_file_missing(document: Document) -> Iterator[Diagnostic]:
+def create_job_file_missing(document: Document) -> Iterator[Finding]:
     """
-    A local `create_job` path (or the `job:` of the object form) is resolved against the
-    schedule file's folder, and the SDK loads it at once ("No such file or directory",
-    SPEC §7.4). A folder is not a job file either.
+    A local `create_job` path (or the `job:` of the object form) is resolved against the schedule
+    file's folder, and the SDK loads it at once ("No such file or directory"). A folder is not a
+    job file either.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.4.
     """
     found = _local_job(document)
     if found is None:
@@ -720,9 +772,9 @@ def create_job_file_missing(document: Document) -> Iterator[Diagnostic]:
     if referenced.exists and not referenced.path.is_dir():
         return
     if referenced.exists:
-        yield document.diagnostic("AML640", f"create_job '{reference}' is a folder, not a job file "
-                                            f"(resolved to {_shown_path(document, reference)})", where,
-                                  hint="name the job's YAML file, for example './pipeline.yml'")
+        yield Finding(f"create_job '{reference}' is a folder, not a job file "
+                      f"(resolved to {_shown_path(document, reference)})", where,
+                      hint="name the job's YAML file, for example './pipeline.yml'")
         return
     message = f"create_job file '{reference}' does not exist (resolved to {_shown_path(document, reference)})"
     hint = "the path is relative to the schedule file's folder"
@@ -738,14 +790,14 @@ def create_job_file_missing(document: Document) -> Iterator[Diagnostic]:
         close = closest(referenced.path.name, candidates)
         if close:
             message += f"; did you mean '{close}'?"
-    yield document.diagnostic("AML640", message, where, hint=hint)
+    yield Finding(message, where, hint=hint)
 
 
 @check("AML641", "create-job-file-errors", Severity.ERROR,
        "The job file that `create_job` names has errors of its own.",
        bad=LOCAL.replace("scenarios/pipeline/pipeline.yml", "scenarios/broken-spec/job.yml"),
        good=LOCAL, kinds=KINDS)
-def create_job_file_errors(document: Document) -> Iterator[Diagnostic]:
+def create_job_file_errors(document: Document) -> Iterator[Finding]:
     """
     The schedule submits the referenced job each time it fires, so every error in that file
     fails every run (or the schedule's creation, when the SDK loads the file). The file is
@@ -766,20 +818,23 @@ def create_job_file_errors(document: Document) -> Iterator[Diagnostic]:
     first = min(problems, key=lambda d: (d.line, d.column))
     message = (f"job '{reference}' has {_plural(len(problems), 'error')} "
                f"(first: {first.line}:{first.column} {first.code} {first.message})")
-    yield document.diagnostic("AML641", message, where, hint=f"run `aml-lint {reference}` and fix the job file")
+    yield Finding(message, where, hint=f"run `aml-lint {reference}` and fix the job file")
 
 
 @check("AML642", "create-job-not-a-job", Severity.ERROR,
        "The file that `create_job` names is not a job (a component, a schedule...).",
        bad=LOCAL.replace("scenarios/pipeline/pipeline.yml", "scenarios/pipeline/components/train_model.yml"),
        good=LOCAL, kinds=KINDS)
-def create_job_not_a_job(document: Document) -> Iterator[Diagnostic]:
+def create_job_not_a_job(document: Document) -> Iterator[Finding]:
     """
-    A schedule creates jobs: `create_job` loads the file as a job of any type (the SDK loaded
-    a sweep job too, `EXP:s_create_job_sweep_file`, SPEC §7.4). A component file has no
-    compute, no bound inputs and no job type; point at a pipeline job that uses it. In the
-    object form, `type:` must match the file (a `type: pipeline` override cannot turn a
-    command job into a pipeline).
+    A schedule creates jobs: `create_job` loads the file as a job of any type (the SDK loads a
+    sweep job too). A component file has no compute, no bound inputs and no job type; point at a
+    pipeline job that uses it. In the object form, `type:` must match the file (a `type: pipeline`
+    override cannot turn a command job into a pipeline).
+
+    See: reference-yaml-schedule
+
+    Provenance: EXP:s_create_job_sweep_file; SPEC §7.4.
     """
     found = _local_job(document)
     if found is None:
@@ -792,40 +847,47 @@ def create_job_not_a_job(document: Document) -> Iterator[Diagnostic]:
         hint = ("point create_job at a pipeline job file whose step uses the component"
                 if referenced.kind in ("commandComponent", "pipelineComponent") else
                 "point create_job at a job file (type command, sweep or pipeline)")
-        yield document.diagnostic("AML642", reason, where, hint=hint)
+        yield Finding(reason, where, hint=hint)
 
 
 @check("AML643", "create-job-object-type", Severity.WARNING,
        "The object form of `create_job` has `type: command` or `type: spark`.",
        bad=OVERRIDES.replace("type: pipeline", "type: command"),
        good=OVERRIDES, kinds=KINDS)
-def create_job_object_type(document: Document) -> Iterator[Diagnostic]:
+def create_job_object_type(document: Document) -> Iterator[Finding]:
     """
-    The docs say "Only pipeline job is supported" for a `create_job` mapping with overrides
-    (DOC:how-to-schedule-pipeline-job); the SDK also has command and spark variants (SPEC
-    §7.4, §11 row 11). Such a schedule may work through the SDK and still be outside what the
-    service documents. To schedule a command job without overrides, write
+    The docs say "Only pipeline job is supported" for a `create_job` mapping with overrides; the
+    SDK also has command and spark variants. Such a schedule may work through the SDK and still be
+    outside what the service documents. To schedule a command job without overrides, write
     `create_job: ./job.yml`.
+
+    See: how-to-schedule-pipeline-job, reference-yaml-schedule
+
+    Provenance: SPEC §7.4, §11 row 11.
     """
     create_job = _mapping(document.data).get("create_job")
     if not isinstance(create_job, dict):
         return
     declared = _declared_type(create_job)
     if declared in ("command", "spark"):
-        yield document.diagnostic(
-            "AML643", f"create_job with `type: {declared}` and overrides: the docs support only "
-                      "`type: pipeline` for this form", ("create_job", "type"), severity=Severity.WARNING,
+        yield Finding(
+            f"create_job with `type: {declared}` and overrides: the docs support only "
+            "`type: pipeline` for this form", ("create_job", "type"),
             hint="schedule a pipeline job, or give the job file as `create_job: ./job.yml` without overrides")
 
 
 @check("AML644", "remote-job-without-type", Severity.ERROR,
        "An `azureml:` job with overrides in `create_job` has no `type`.",
        bad=OVERRIDES.replace("  type: pipeline\n", ""), good=OVERRIDES, kinds=KINDS)
-def remote_job_without_type(document: Document) -> Iterator[Diagnostic]:
+def remote_job_without_type(document: Document) -> Iterator[Finding]:
     """
-    With a local job file the SDK reads the type from the file; with a job already in the
-    workspace (`job: azureml:<name>`) it cannot, and refuses overrides without `type`:
-    "'type' must be specified when scheduling a remote job with updates." (SPEC §7.4).
+    With a local job file the SDK reads the type from the file; with a job already in the workspace
+    (`job: azureml:<name>`) it cannot, and refuses overrides without `type`: "'type' must be
+    specified when scheduling a remote job with updates."
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.4.
     """
     create_job = _mapping(document.data).get("create_job")
     if not isinstance(create_job, dict) or "type" in create_job:
@@ -835,9 +897,9 @@ def remote_job_without_type(document: Document) -> Iterator[Diagnostic]:
         return
     overrides = [key for key in create_job if key != "job"]
     if overrides:
-        yield document.diagnostic(
-            "AML644", f"create_job overrides {', '.join(repr(k) for k in overrides)} of the workspace job "
-                      f"'{job}' without `type`: Azure ML needs the type of a remote job to apply updates",
+        yield Finding(
+            f"create_job overrides {', '.join(repr(k) for k in overrides)} of the workspace job "
+            f"'{job}' without `type`: Azure ML needs the type of a remote job to apply updates",
             ("create_job",), key=True, hint="add `type: pipeline` (the type of the job being scheduled)")
 
 
@@ -908,14 +970,17 @@ def _kind_of_literal(value: Any) -> str | None:
        bad=OVERRIDES.replace("  experiment_name: nightly-retrain\n",
                              "  experiment_name: nightly-retrain\n  display_name: run-${{creation_context.trigger_time}}\n"),
        good=OVERRIDES, kinds=KINDS)
-def trigger_time_site(document: Document) -> Iterator[Diagnostic]:
+def trigger_time_site(document: Document) -> Iterator[Finding]:
     """
-    The time a schedule fired is available as `${{creation_context.trigger_time}}` in the
-    **string inputs** of the job it creates (DOC:how-to-schedule-pipeline-job, SPEC §7.3):
-    `create_job.inputs.<name>`. Anywhere else (a display name, a tag, an output path, the
-    schedule's own fields) it is not resolved and stays literal text; bound to an input the
-    job declares as a number, boolean or data input, it hands the steps a timestamp they
-    cannot use. `creation_context` has no other member.
+    The time a schedule fired is available as `${{creation_context.trigger_time}}` in the **string
+    inputs** of the job it creates: `create_job.inputs.<name>`. Anywhere else (a display name, a
+    tag, an output path, the schedule's own fields) it is not resolved and stays literal text;
+    bound to an input the job declares as a number, boolean or data input, it hands the steps a
+    timestamp they cannot use. `creation_context` has no other member.
+
+    See: how-to-schedule-pipeline-job
+
+    Provenance: SPEC §7.3.
     """
     job_inputs: dict | None = None
     for where, template, reference in _references(document, "creation_context"):
@@ -923,14 +988,14 @@ def trigger_time_site(document: Document) -> Iterator[Diagnostic]:
         if reference.parts != ("creation_context", "trigger_time"):
             message = (f"'{reference.text}' is not a schedule expression: the only member of creation_context "
                        "is 'trigger_time'")
-            yield document.diagnostic("AML645", message, where, span=span,
-                                      hint="write '${{creation_context.trigger_time}}'")
+            yield Finding(message, where, span=span,
+                          hint="write '${{creation_context.trigger_time}}'")
             continue
         name = _input_site(where)
         if name is None:
-            yield document.diagnostic(
-                "AML645", f"'{reference.text}' is resolved only in string inputs of create_job; here it stays "
-                          "literal text", where, span=span,
+            yield Finding(
+                f"'{reference.text}' is resolved only in string inputs of create_job; here it stays "
+                "literal text", where, span=span,
                 hint="pass it as an input (`create_job.inputs.<name>: ${{creation_context.trigger_time}}`) "
                      "and use the input in the job")
             continue
@@ -938,9 +1003,9 @@ def trigger_time_site(document: Document) -> Iterator[Diagnostic]:
             job_inputs = _mapping((_job_data(document) or {}).get("inputs"))
         declared = _kind_of_literal(job_inputs.get(name)) if name in job_inputs else None
         if declared:
-            yield document.diagnostic(
-                "AML645", f"input '{name}' of the job is {declared}, but '{reference.text}' is a string "
-                          "(the trigger time)", where, span=span,
+            yield Finding(
+                f"input '{name}' of the job is {declared}, but '{reference.text}' is a string "
+                "(the trigger time)", where, span=span,
                 hint="bind the trigger time to a string input of the job")
 
 
@@ -949,16 +1014,20 @@ def trigger_time_site(document: Document) -> Iterator[Diagnostic]:
        bad=OVERRIDES.replace("  experiment_name: nightly-retrain\n",
                              "  experiment_name: nightly-retrain\n  tags:\n    run: ${{name}}\n"),
        good=OVERRIDES, kinds=KINDS)
-def job_name_site(document: Document) -> Iterator[Diagnostic]:
+def job_name_site(document: Document) -> Iterator[Finding]:
     """
-    `${{name}}`, the name of the job a trigger creates, is documented for output paths
-    (SPEC §7.3: "allowed in pipeline outputs paths"), where it gives every run its own
-    folder. Microsoft's cron-with-settings example also passes it as an input value
-    (`EXM:cli/schedules/cron-with-settings-job-schedule.yml`), so inputs are not reported, nor
-    is the `path` of an inline `import_data`, where the data import examples put it
-    (`EXM:cli/assets/data/data_import_schedule_database_inline.yml`). Elsewhere (tags, names,
-    settings, the schedule's own fields) it is not documented to be resolved and may stay
+    `${{name}}`, the name of the job a trigger creates, is documented for output paths ("allowed in
+    pipeline outputs paths"), where it gives every run its own folder. Microsoft's
+    cron-with-settings example also passes it as an input value, so inputs are not reported, nor is
+    the `path` of an inline `import_data`, where the data import examples put it. Elsewhere (tags,
+    names, settings, the schedule's own fields) it is not documented to be resolved and may stay
     literal text.
+
+    See: how-to-schedule-pipeline-job,
+         https://github.com/Azure/azureml-examples/blob/main/cli/schedules/cron-with-settings-job-schedule.yml,
+         https://github.com/Azure/azureml-examples/blob/main/cli/assets/data/data_import_schedule_database_inline.yml
+
+    Provenance: SPEC §7.3.
     """
     for where, template, reference in _references(document, "name"):
         if reference.parts != ("name",):
@@ -968,9 +1037,9 @@ def job_name_site(document: Document) -> Iterator[Diagnostic]:
         if where == ("import_data", "path"):
             continue  # where the data import examples put it
         span = document.locate_text(where, reference.text, _occurrence(template.text, reference.start, reference.text))
-        yield document.diagnostic(
-            "AML646", f"'{reference.text}' is documented only in output paths of create_job; here it may stay "
-                      "literal text", where, span=span, severity=Severity.WARNING,
+        yield Finding(
+            f"'{reference.text}' is documented only in output paths of create_job; here it may stay "
+            "literal text", where, span=span,
             hint="use it in `create_job.outputs.<name>.path`, or pass it as an input")
 
 
@@ -983,12 +1052,15 @@ def job_name_site(document: Document) -> Iterator[Diagnostic]:
                           "create_job:\n  type: pipeline\n  job: scenarios/pipeline/pipeline.yml\n"
                           "  inputs:\n    raw_data:\n      type: uri_folder\n      path: azureml:churn-raw:4\n"),
        kinds=KINDS)
-def unknown_override_port(document: Document) -> Iterator[Diagnostic]:
+def unknown_override_port(document: Document) -> Iterator[Finding]:
     """
-    The overrides of the object form are deep-merged into the job file (SPEC §7.4): an
-    override for an input the job does not declare adds a new input that no step reads,
-    while the input that was meant keeps its old value. Checked when the job is a local file
-    amllab can read.
+    The overrides of the object form are deep-merged into the job file: an override for an input
+    the job does not declare adds a new input that no step reads, while the input that was meant
+    keeps its old value. Checked when the job is a local file amllab can read.
+
+    See: reference-yaml-schedule
+
+    Provenance: SPEC §7.4.
     """
     create_job = _mapping(document.data).get("create_job")
     if not isinstance(create_job, dict):
@@ -1010,8 +1082,8 @@ def unknown_override_port(document: Document) -> Iterator[Diagnostic]:
             if close:
                 message += f"; did you mean '{close}'?"
             known = ", ".join(str(k) for k in declared) or "none"
-            yield document.diagnostic(
-                "AML647", message, ("create_job", section, name), key=True, severity=Severity.WARNING,
+            yield Finding(
+                message, ("create_job", section, name), key=True,
                 hint=f"the job declares {section}: {known}; an unknown one is added without effect")
 
 
@@ -1066,16 +1138,19 @@ def _import_file(document: Document) -> tuple[str, Referenced | None] | None:
        "The data import file that `import_data` names is missing or is not a data import.",
        bad=IMPORT_INLINE.split("import_data:")[0] + "import_data: ./imports/orders_import.yml\n",
        good=IMPORT_INLINE, kinds=KINDS)
-def import_data_file(document: Document) -> Iterator[Diagnostic]:
+def import_data_file(document: Document) -> Iterator[Finding]:
     """
-    `import_data` is a data import written inline or the path of a YAML file holding one,
-    resolved against the schedule file's folder (`EXM:cli/assets/data/simple_import_schedule.yml`
-    names `./snowflake-import.yml`). azure-ai-ml reads the file when it loads the schedule
-    (`ImportDataFileRefField`), so a missing file, or one that is not a data import (`name`,
-    `path` for the imported data, `source` with `type: database` and a `query`, or
-    `type: file_system` and a `path`, and a `connection`), stops the schedule from being
-    created. The file's content is checked as the inline form is; an `azureml:` reference is
-    not a form `import_data` takes. The older `file:./import.yml` form is read too (AML810).
+    `import_data` is a data import written inline or the path of a YAML file holding one, resolved
+    against the schedule file's folder (Microsoft's `simple_import_schedule.yml` example names
+    `./snowflake-import.yml`). azure-ai-ml reads the file when it loads the schedule
+    (`ImportDataFileRefField`), so a missing file, or one that is not a data import (`name`, `path`
+    for the imported data, `source` with `type: database` and a `query`, or `type: file_system` and
+    a `path`, and a `connection`), stops the schedule from being created. The file's content is
+    checked as the inline form is; an `azureml:` reference is not a form `import_data` takes. The
+    older `file:./import.yml` form is read too (AML810).
+
+    See: reference-yaml-schedule,
+         https://github.com/Azure/azureml-examples/blob/main/cli/assets/data/simple_import_schedule.yml
     """
     found = _import_file(document)
     if found is None:
@@ -1083,25 +1158,25 @@ def import_data_file(document: Document) -> Iterator[Diagnostic]:
     reference, referenced = found
     where = ("import_data",)
     if referenced is None:
-        yield document.diagnostic(
-            "AML648", f"import_data '{reference}' is not a file: import_data is the path of a data import "
-                      "YAML file or an inline data import", where,
+        yield Finding(
+            f"import_data '{reference}' is not a file: import_data is the path of a data import "
+            "YAML file or an inline data import", where,
             hint="write the data import inline (type, name, path, source) or point at its YAML file")
         return
     shown = _shown_path(document, reference)
     if not referenced.exists:
-        yield document.diagnostic("AML648", f"data import file '{reference}' does not exist (resolved to {shown})",
-                                  where, hint="the path is relative to the schedule file's folder")
+        yield Finding(f"data import file '{reference}' does not exist (resolved to {shown})",
+                      where, hint="the path is relative to the schedule file's folder")
         return
     if referenced.path.is_dir() or referenced.document is None:
         what = "a folder" if referenced.path.is_dir() else "not readable YAML"
-        yield document.diagnostic("AML648", f"data import file '{reference}' is {what} (resolved to {shown})",
-                                  where, hint="name the data import's YAML file")
+        yield Finding(f"data import file '{reference}' is {what} (resolved to {shown})",
+                      where, hint="name the data import's YAML file")
         return
     for problem in shape_problems(referenced.data, "schedule", "dataImport", "a data import"):
-        yield document.diagnostic("AML648", f"data import file '{reference}': {problem}", where,
-                                  hint="a data import has name, path (where the data lands) and source "
-                                       "(type, connection and a query or path)")
+        yield Finding(f"data import file '{reference}': {problem}", where,
+                      hint="a data import has name, path (where the data lands) and source "
+                           "(type, connection and a query or path)")
 
 
 @check("AML649", "monitor-signals-unchecked", Severity.INFO,
@@ -1109,7 +1184,7 @@ def import_data_file(document: Document) -> Iterator[Diagnostic]:
        bad=MONITOR + "  monitoring_signals:\n    drift:\n      type: data_drift\n"
                      "      features:\n        top_n_feature_importance: 10\n",
        good=MONITOR, kinds=KINDS)
-def monitor_signals_unchecked(document: Document) -> Iterator[Diagnostic]:
+def monitor_signals_unchecked(document: Document) -> Iterator[Finding]:
     """
     A model monitor (`create_monitor`) is checked for its shape: `compute` (serverless Spark,
     `instance_type` and `runtime_version`), `monitoring_target` (`ml_task`,
@@ -1129,10 +1204,10 @@ def monitor_signals_unchecked(document: Document) -> Iterator[Diagnostic]:
     if not names:
         return
     shown = ", ".join(f"'{name}'" for name in names)
-    yield document.diagnostic(
-        "AML649", f"the settings of monitoring {'signal' if len(names) == 1 else 'signals'} {shown} are not "
-                  "checked by amllab beyond their type", ("create_monitor", "monitoring_signals"), key=True,
-        severity=Severity.INFO, hint="`az ml schedule create` validates them against the service's schema")
+    yield Finding(
+        f"the settings of monitoring {'signal' if len(names) == 1 else 'signals'} {shown} are not "
+        "checked by amllab beyond their type", ("create_monitor", "monitoring_signals"), key=True,
+        hint="`az ml schedule create` validates them against the service's schema")
 
 
 __all__ = ["parse_datetime"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import pycode
-from ..diagnostic import Diagnostic, Severity
+from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from ..references import resolve
 from ..suggest import closest
@@ -279,13 +279,13 @@ def _labels(verdict: MetricVerdict) -> str:
        "The sweep's primary metric is never logged by the trial's script.",
        bad=_sweep("import mlflow; mlflow.log_metric('val_auc', 0.91)"),
        good=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)"), kinds=SWEEP_KINDS)
-def primary_metric_not_logged(document: Document) -> Iterator[Diagnostic]:
+def primary_metric_not_logged(document: Document) -> Iterator[Finding]:
     """
-    A sweep ranks trials, and its early-termination policy stops them, by the values the
-    training script logs under `objective.primary_metric`, matched by exact name: "the training
-    script must log the primary metric with the exact name" (SPEC §4.8, §12 rule 39;
-    how-to-tune-hyperparameters). A script that logs `val_auc` while the sweep asks for `auc`
-    runs every trial to completion and reports no best trial.
+    A sweep ranks trials, and its early-termination policy stops them, by the values the training
+    script logs under `objective.primary_metric`, matched by exact name: "the training script must
+    log the primary metric with the exact name" (the hyperparameter tuning guide). A script that
+    logs `val_auc` while the sweep asks for `auc` runs every trial to completion and reports no
+    best trial.
 
     amllab reads the script named in the trial command (under the local `code` folder, and the
     local modules it imports) without running it, and looks for `mlflow.log_metric("auc", v)`,
@@ -295,6 +295,10 @@ def primary_metric_not_logged(document: Document) -> Iterator[Diagnostic]:
     Names built at run time, `autolog()` and frameworks that log by themselves cannot be proven
     either way: those get AML702, a warning, instead. For a pipeline's sweep step, the trial
     component's command and code are read.
+
+    See: how-to-tune-hyperparameters, how-to-log-view-metrics
+
+    Provenance: SPEC §4.8, §12 rule 39.
     """
     for site in sweep_sites(document):
         metric = _sweep_metric(site)
@@ -314,28 +318,31 @@ def primary_metric_not_logged(document: Document) -> Iterator[Diagnostic]:
             message = f"primary metric '{metric}' is never logged: {scripts} logs no metrics at all"
         hint = (f"log it under this exact name (mlflow.log_metric(\"{metric}\", value)), or set "
                 "`primary_metric` to a name the script logs")
-        yield document.diagnostic("AML701", message, site.objective_path + ("primary_metric",), hint=hint)
+        yield Finding(message, site.objective_path + ("primary_metric",), hint=hint)
 
 
 @check("AML702", "primary-metric-unverified", Severity.WARNING,
        "Whether the trial's script logs the primary metric cannot be told from its code.",
        bad=_sweep("import mlflow; mlflow.autolog()"),
        good=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)"), kinds=SWEEP_KINDS)
-def primary_metric_unverified(document: Document) -> Iterator[Diagnostic]:
+def primary_metric_unverified(document: Document) -> Iterator[Finding]:
     """
-    The primary metric is not logged under its literal name anywhere in the trial's code, but
-    the code logs metrics in a way amllab cannot follow without running it: names built at run
-    time (`mlflow.log_metric(name, v)`, `log_metrics(results)`), `mlflow.autolog()` or a
-    flavour's `autolog()` (whose metric names depend on the library and its version), a
-    framework that logs by itself (Hugging Face `Trainer`, Lightning), or other programs the
-    command or the script starts. If the name does not match exactly, the sweep cannot rank
-    its trials (SPEC §4.8, §12 rule 39). Log the metric explicitly, or check the name in a
-    trial's metrics before a long sweep.
+    The primary metric is not logged under its literal name anywhere in the trial's code, but the
+    code logs metrics in a way amllab cannot follow without running it: names built at run time
+    (`mlflow.log_metric(name, v)`, `log_metrics(results)`), `mlflow.autolog()` or a flavour's
+    `autolog()` (whose metric names depend on the library and its version), a framework that logs
+    by itself (Hugging Face `Trainer`, Lightning), or other programs the command or the script
+    starts. If the name does not match exactly, the sweep cannot rank its trials. Log the metric
+    explicitly, or check the name in a trial's metrics before a long sweep.
 
     Names autolog is known to write are accepted without a warning: scikit-learn's
     `training_accuracy_score`, `training_f1_score`... (after `fit`), LightGBM and XGBoost
     `<validation set>-<metric>` (`test-multi_logloss`, `validation_0-logloss`) and Keras epoch
     metrics (`val_loss`, `val_<compiled metric>`).
+
+    See: how-to-tune-hyperparameters, how-to-log-view-metrics
+
+    Provenance: SPEC §4.8, §12 rule 39.
     """
     for site in sweep_sites(document):
         metric = _sweep_metric(site)
@@ -351,25 +358,29 @@ def primary_metric_unverified(document: Document) -> Iterator[Diagnostic]:
             if close:
                 message += f" (did you mean '{close}'?)"
         hint = f"log it explicitly, for example mlflow.log_metric(\"{metric}\", value)"
-        yield document.diagnostic("AML702", message, site.objective_path + ("primary_metric",), hint=hint)
+        yield Finding(message, site.objective_path + ("primary_metric",), hint=hint)
 
 
 @check("AML703", "primary-metric-logged-once", Severity.WARNING,
        "An early-termination policy is set, but the script logs the primary metric only once.",
        bad=_sweep("import mlflow; mlflow.log_metric('auc', 0.91)", policy=True),
        good=_sweep(_LOGS_PER_EPOCH, policy=True), kinds=SWEEP_KINDS)
-def primary_metric_logged_once(document: Document) -> Iterator[Diagnostic]:
+def primary_metric_logged_once(document: Document) -> Iterator[Finding]:
     """
-    Early-termination policies decide at intervals, and "each time the training script logs
-    the primary metric counts as one interval" (SPEC §4.8, how-to-tune-hyperparameters). A
-    script that logs the metric once, after training, reports a single interval: the policy
-    (bandit, median stopping, truncation selection) never acts, and every trial runs to the
-    end while the spec says it would be stopped early. Log the metric inside the training loop,
-    once per epoch or evaluation, or drop the policy.
+    Early-termination policies decide at intervals, and "each time the training script logs the
+    primary metric counts as one interval" (the hyperparameter tuning guide). A script that logs
+    the metric once, after training, reports a single interval: the policy (bandit, median
+    stopping, truncation selection) never acts, and every trial runs to the end while the spec says
+    it would be stopped early. Log the metric inside the training loop, once per epoch or
+    evaluation, or drop the policy.
 
     The call is judged "once" when it is outside any `for`/`while` loop or comprehension of its
     function, and that function is only called from outside loops (methods and callbacks handed
     to a library are assumed to repeat).
+
+    See: how-to-tune-hyperparameters
+
+    Provenance: SPEC §4.8.
     """
     for site in sweep_sites(document):
         metric = _sweep_metric(site)
@@ -387,7 +398,7 @@ def primary_metric_logged_once(document: Document) -> Iterator[Diagnostic]:
                    f"outside any loop), so {policy_name} never acts: it needs the metric at several "
                    "intervals")
         hint = "log the metric inside the training loop (once per epoch), or remove `early_termination`"
-        yield document.diagnostic("AML703", message, site.policy_path, key=True, hint=hint)
+        yield Finding(message, site.policy_path, key=True, hint=hint)
 
 
 # ----------------------------------------------------------------------------- AML704
@@ -446,7 +457,7 @@ def _closest_option(name: str, options: list[str]) -> str | None:
        good=JOB.replace("python train.py --lr ${{inputs.lr}}",
                         f'python -c "{_PARSER}" --learning-rate ${{{{inputs.lr}}}}'),
        kinds=COMMAND_KINDS)
-def unknown_script_flag(document: Document) -> Iterator[Diagnostic]:
+def unknown_script_flag(document: Document) -> Iterator[Finding]:
     """
     argparse refuses a command line with an option it does not know: the job starts, prints
     "error: unrecognized arguments: --learning_rate 0.01" and fails with exit code 2, after the
@@ -501,4 +512,4 @@ def unknown_script_flag(document: Document) -> Iterator[Diagnostic]:
                     hint = (f"{program.label} defines {shown or 'no options'}; add the option to its "
                             "parser or fix the flag")
                 span = word_span(document, holder.command_path, text, name, nth) if isinstance(text, str) else None
-                yield document.diagnostic("AML704", message, holder.command_path, hint=hint, span=span)
+                yield Finding(message, holder.command_path, hint=hint, span=span)
