@@ -33,6 +33,7 @@ from . import distributed, environments, inputs, process, status
 from .contract import (MARKER, USER_LOG, Cancel, Executor, Log, Outcome, Submission, Walk, acquire_slot,
                        canceled_before_running, register, release)
 from .errors import NotFound, RunnerError
+from .plans import CommandPlan, Plan
 from .substitute import RenderError, render_command
 from .tracking import Tracking
 from .workspace import Workspace, check_name
@@ -46,7 +47,7 @@ _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPE
 
 def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
                  run_dir: Path, references: Iterable[str] = (),
-                 multi_node: distributed.MultiNode | None = None) -> dict[str, Any]:
+                 multi_node: distributed.MultiNode | None = None) -> CommandPlan:
     """Resolve everything a command job needs; raise before anything runs if it cannot.
     ``references`` are further names the command may use (a sweep trial's ``search_space.x``),
     whose values come later. ``multi_node``: this machine runs one node of a job that spans
@@ -66,30 +67,29 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
                  for key, value in planned_inputs.items()}
     stand_ins.update({f"outputs.{key}": "x" for key in planned_outputs})
     stand_ins.update({reference: "x" for reference in references})
-    render({"command": job.command}, stand_ins, spec.path)
-    return {
-        "name": name,
-        "type": "command",
-        "display_name": job.display_name or name,
+    render(job.command, stand_ins, spec.path)
+    return CommandPlan(
+        name=name,
+        display_name=job.display_name or name,
         # The service's default is the name of the folder the job was submitted from.
-        "experiment_name": job.experiment_name or Path.cwd().name or "Default",
-        "description": job.description,
-        "tags": job.tags,
-        "spec": str(spec.path),
-        "overrides": list(spec.overrides),
-        "command": job.command,
-        "code": str(job.code) if job.code else None,
-        "environment": environment,
-        "compute": compute,
-        "inputs": planned_inputs,
-        "outputs": planned_outputs,
-        "environment_variables": job.environment_variables,
-        "timeout": job.timeout if job.timeout and job.timeout > 0 else None,
-        "distribution": layout,
-        "job_tier": str(job.queue_settings.get("job_tier") or "").lower() or None,
-        "workspace": str(workspace.folder),
-        "tracking_uri": workspace.tracking_uri,
-    }
+        experiment_name=job.experiment_name or Path.cwd().name or "Default",
+        description=job.description,
+        tags=job.tags,
+        spec=str(spec.path),
+        overrides=list(spec.overrides),
+        command=job.command,
+        code=str(job.code) if job.code else None,
+        environment=environment,
+        compute=compute,
+        inputs=planned_inputs,
+        outputs=planned_outputs,
+        environment_variables=job.environment_variables,
+        timeout=job.timeout if job.timeout and job.timeout > 0 else None,
+        distribution=layout,
+        job_tier=str(job.queue_settings.get("job_tier") or "").lower() or None,
+        workspace=str(workspace.folder),
+        tracking_uri=workspace.tracking_uri,
+    )
 
 
 def _refuse_what_this_release_cannot_run(spec: Spec) -> None:
@@ -167,16 +167,16 @@ def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) ->
 
 # -- executing (in the supervisor) ---------------------------------------------------------------
 
-def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
+def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
             exclude: tuple[Path, ...] = ()) -> tuple[dict[str, str | None], dict[str, str]]:
     """Preparing: snapshot, inputs, outputs, environment check, the MLflow run. Returns the
     substitution values and the job's environment variables."""
     from .snapshot import take_snapshot
 
     wd = run_dir / "wd"
-    if plan.get("code"):
-        report = take_snapshot(Path(plan["code"]), wd, exclude=exclude)
-        log(f"snapshot of {plan['code']}: {report.files} files, {report.bytes} bytes"
+    if plan.code:
+        report = take_snapshot(Path(plan.code), wd, exclude=exclude)
+        log(f"snapshot of {plan.code}: {report.files} files, {report.bytes} bytes"
             + (f", {report.ignored} ignored by {report.ignore_file}" if report.ignored else ""))
         for warning in report.warnings:
             log(f"warning: {warning}")
@@ -185,15 +185,15 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
     for default in ("outputs", "logs"):
         (wd / default).mkdir(exist_ok=True)
     values: dict[str, str | None] = {}
-    workspace = Workspace(Path(plan["workspace"]))
-    for name, planned in plan["inputs"].items():
+    workspace = Workspace(Path(plan.workspace))
+    for name, planned in plan.inputs.items():
         values[f"inputs.{name}"] = inputs.materialise_input(name, planned, run_dir, workspace.cache)
         if planned["type"] != "literal":
             log(f"input {name}: {planned['origin']} {planned.get('source')} ({planned['mode']})")
-    for name, planned in plan["outputs"].items():
+    for name, planned in plan.outputs.items():
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
-    values.update(plan.get("known_values") or {})
-    environment = plan["environment"]
+    values.update(plan.known_values or {})
+    environment = plan.environment
     interpreter = environments.Interpreter(environment["python"], environment["label"],
                                            tuple(environment["requirements"]), environment.get("python_version"))
     missing = environments.missing_requirements(interpreter) if interpreter.requirements or interpreter.python_pin else []
@@ -201,51 +201,51 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
         log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
             f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
     log(f"environment: {interpreter.label} ({interpreter.python})")
-    log(plan["compute"]["note"])
+    log(plan.compute["note"])
     tracking.check_reachable()
     # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.
-    run = tracking.start_run(plan["experiment_name"], plan["display_name"],
-                             {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
-                              "amllab.type": plan["type"], **plan.get("tags", {}),
-                              **plan.get("mlflow_tags", {})},
-                             plan.get("mlflow_params"))
-    status.update(run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
+    run = tracking.start_run(plan.experiment_name, plan.display_name,
+                             {"mlflow.runName": plan.display_name, "amllab.job": plan.name,
+                              "amllab.type": plan.type, **plan.tags,
+                              **plan.mlflow_tags},
+                             plan.mlflow_params)
+    status.update(run_dir, mlflow={"tracking_uri": plan.tracking_uri, "run_id": run["run_id"],
                                    "experiment_id": run["experiment_id"]})
-    log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']})")
+    log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
-    prefix = plan.get("values_prefix")
+    prefix = plan.values_prefix
     if prefix:
         # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
         env.update({prefix + key.split(".", 1)[1]: value for key, value in values.items() if value is not None})
     return values, env
 
 
-def job_environment(plan: dict[str, Any], interpreter: environments.Interpreter,
+def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
                     extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
     env.update(extra)
     env["PATH"] = environments.path_with(interpreter, os.environ.get("PATH"))
     # Logs should reach std_log.txt as they are written, as they do in the service's log view.
     env.setdefault("PYTHONUNBUFFERED", "1")
-    workspace = Path(plan["workspace"])
+    workspace = Path(plan.workspace)
     env.update({
-        "MLFLOW_TRACKING_URI": plan["tracking_uri"],
+        "MLFLOW_TRACKING_URI": plan.tracking_uri,
         "MLFLOW_RUN_ID": run["run_id"],
         "MLFLOW_EXPERIMENT_ID": run["experiment_id"],
-        "AZUREML_RUN_ID": plan["name"],
+        "AZUREML_RUN_ID": plan.name,
         MARKER: str(run_dir),
         "AZUREML_ARM_SUBSCRIPTION": "00000000-0000-0000-0000-000000000000",
         "AZUREML_ARM_RESOURCEGROUP": "amllab-local",
         "AZUREML_ARM_WORKSPACE_NAME": workspace.parent.name or "amllab",
-        "AZUREML_ARM_PROJECT_NAME": plan["experiment_name"],
+        "AZUREML_ARM_PROJECT_NAME": plan.experiment_name,
     })
-    env.update(plan.get("environment_variables") or {})
+    env.update(plan.environment_variables or {})
     return env
 
 
-def render(plan: dict[str, Any], values: dict[str, str | None], where: Path | None = None) -> str:
+def render(command: str, values: dict[str, str | None], where: Path | None = None) -> str:
     try:
-        return render_command(plan["command"], values)
+        return render_command(command, values)
     except RenderError as error:
         raise RunnerError(f"{where}: command: {error}" if where else f"command: {error}") from None
 
@@ -333,7 +333,7 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
     return Outcome("Completed", 0)
 
 
-def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tracking, log: Log,
+def finalize(run_dir: Path, plan: CommandPlan, outcome: Outcome, tracking: Tracking, log: Log,
              workspace: Workspace) -> dict[str, Any]:
     """Finalizing: final MLflow status, ./outputs and ./logs as artifacts, metrics read back,
     named outputs registered. Returns fields for the status file."""
@@ -358,11 +358,11 @@ def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tr
         fields["metrics"] = tracking.metrics(run_id)
     if outcome.status == "Completed":
         registered = {}
-        for name, planned in plan["outputs"].items():
+        for name, planned in plan.outputs.items():
             if planned.get("asset_name"):
                 version = workspace.register("data", planned["asset_name"], planned.get("asset_version"),
                                              {"type": planned["type"], "path": planned["path"],
-                                              "description": f"output {name} of job {plan['name']}"})
+                                              "description": f"output {name} of job {plan.name}"})
                 registered[name] = f"{planned['asset_name']}:{version}"
                 log(f"registered output {name} as data asset {registered[name]}")
         if registered:
@@ -395,14 +395,14 @@ class JobRun(Walk):
         def steps() -> Outcome:
             cancel.interruptible = self.alone
             self.enter("Queued")
-            self.slot = acquire_slot(self.workspace, plan["compute"], cancel, log, self.nodes())
+            self.slot = acquire_slot(self.workspace, plan.compute, cancel, log, self.nodes())
             if cancel.requested:
                 return canceled_before_running()
             self.enter("Preparing")
             values, env = prepare(run_dir, plan, log, self.tracking, exclude=(self.workspace.folder,))
             status.update(run_dir, inputs={key.split(".", 1)[1]: value for key, value in values.items()
                                            if key.startswith("inputs.")})
-            rendered = render(plan, values)
+            rendered = render(plan.command or "", values)
             log(f"command: {rendered}")
             cancel.interruptible = False
             if cancel.requested:
@@ -414,33 +414,33 @@ class JobRun(Walk):
     def nodes(self) -> int:
         """How many of the compute's instances the job holds while it runs: one per node of this
         machine's share."""
-        layout = self.plan.get("distribution")
+        layout = self.plan.distribution
         return len(layout["local_nodes"]) if layout else 1
 
     def launches(self, rendered: str, env: dict[str, str]) -> list[distributed.Launch]:
-        layout = self.plan.get("distribution")
+        layout = self.plan.distribution
         if not layout:
             return single(self.run_dir, rendered, env)
-        python = self.plan["environment"]["python"]
+        python = self.plan.environment["python"]
         if layout["type"] == "pytorch" and not distributed.torch_available(python):
             raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
                               "which cannot import torch: install torch there (pip install torch)")
         if layout["type"] == "mpi":
             distributed.mpirun()  # a missing Open MPI fails now, naming the package
         self.log(f"distributed: {distributed.describe(layout)}")
-        return distributed.launches(self.plan, rendered, env, self.run_dir, python)
+        return distributed.launches(layout, rendered, env, self.run_dir, python)
 
     def run(self, rendered: str, env: dict[str, str]) -> Outcome:
         """Running, and for a spot job whose node is taken (``--preempt-after``), back to Queued
         and Running again with the same working folder and ./outputs, as the service re-queues
         a preempted low-priority job: a script that checkpoints to ./outputs resumes."""
-        evictions = list(self.plan.get("preempt_after") or [])
+        evictions = list(self.plan.preempt_after or [])
         attempt = 0
         while True:
             launches = self.launches(rendered, env)
             self.enter("Running")
             outcome = execute(
-                self.run_dir, launches, self.plan.get("timeout"), self.cancel, self.log,
+                self.run_dir, launches, self.plan.timeout, self.cancel, self.log,
                 on_start=lambda pgids: status.update(self.run_dir, pgid=pgids[0], pgids=pgids), keep=self.keep(),
                 alone=self.alone, timeout_status="Failed" if self.alone else "Canceled",
                 preempt_after=evictions[attempt] if attempt < len(evictions) else None)
@@ -452,7 +452,7 @@ class JobRun(Walk):
             status.update(self.run_dir, preemptions=attempt)
             release(self.slot)
             self.enter("Queued")
-            self.slot = acquire_slot(self.workspace, self.plan["compute"], self.cancel, self.log, self.nodes())
+            self.slot = acquire_slot(self.workspace, self.plan.compute, self.cancel, self.log, self.nodes())
             if self.cancel.requested:
                 return canceled_before_running()
 
@@ -479,31 +479,32 @@ class CommandExecutor(Executor):
     spec_kind = "commandJob"
     takes_node_options = True
 
-    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> dict[str, Any]:
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> CommandPlan:
         plan = plan_command(spec.command_job(), spec, workspace, name, run_dir, multi_node=submission.multi_node)
         if submission.preempt_after:
-            if plan["job_tier"] != "spot":
+            if plan.job_tier != "spot":
                 raise RunnerError(f"{spec.path}: --preempt-after takes away a low-priority node, and this job "
                                   "does not run on one; ask for it with `queue_settings: {job_tier: spot}` "
                                   "(--set queue_settings.job_tier=spot)")
             if any(seconds <= 0 for seconds in submission.preempt_after):
                 raise RunnerError("--preempt-after takes seconds greater than 0")
-            plan["preempt_after"] = list(submission.preempt_after)
+            plan.preempt_after = list(submission.preempt_after)
         return plan
 
     def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> JobRun:
         return JobRun(run_dir, alone=alone, cancel=cancel)
 
-    def show(self, workspace: Workspace, run_dir: Path, plan: dict[str, Any], record: dict[str, Any],
+    def show(self, workspace: Workspace, run_dir: Path, plan: Plan, record: dict[str, Any],
              read: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+        assert isinstance(plan, CommandPlan)
         shown: dict[str, Any] = {}
-        if plan.get("distribution"):
-            shown.update(distribution=distributed.describe(plan["distribution"]),
+        if plan.distribution:
+            shown.update(distribution=distributed.describe(plan.distribution),
                          rank_logs=sorted(str(path) for path in (run_dir / distributed.RANK_LOGS).glob("rank_*.txt")))
-        if plan.get("job_tier"):
-            shown.update(job_tier=plan["job_tier"], preemptions=record.get("preemptions", 0))
-        if plan.get("parent"):
-            shown.update({"parent_job_name": plan["parent"], "params": plan.get("params") or {},
+        if plan.job_tier:
+            shown.update(job_tier=plan.job_tier, preemptions=record.get("preemptions", 0))
+        if plan.parent:
+            shown.update({"parent_job_name": plan.parent, "params": plan.params or {},
                           "stopped_by": record.get("stopped_by")})
         return shown
 

@@ -26,14 +26,12 @@ import traceback
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Callable
+from typing import IO, Any, Callable
 
 from . import status
 from .errors import RunnerError
+from .plans import Plan
 from .workspace import Workspace
-
-if TYPE_CHECKING:
-    pass
 
 PLAN = "plan.json"
 # Every process of a job inherits this variable (its run folder): how the job's processes are
@@ -142,11 +140,11 @@ class Walk:
 
     def __init__(self, run_dir: Path, cancel: Cancel | None = None) -> None:
         self.run_dir = run_dir
-        self.plan = status.read(run_dir, PLAN)
-        self.workspace = Workspace(Path(self.plan["workspace"]))
+        self.plan = read_plan(run_dir)
+        self.workspace = Workspace(Path(self.plan.workspace))
         self.log = Log(run_dir)
         self.cancel = cancel or Cancel()
-        self.tracking = self.workspace.tracking(self.plan["tracking_uri"])
+        self.tracking = self.workspace.tracking(self.plan.tracking_uri)
 
     def keep(self) -> frozenset[int]:
         """Processes of the supervisor's own that a sweep of strays must leave alone: the
@@ -176,6 +174,15 @@ class Walk:
 
     def finalize(self, outcome: Outcome) -> None:
         raise NotImplementedError
+
+
+def read_plan(run_dir: Path) -> Plan:
+    """The job's plan, as its type's class (a damaged or foreign one: one RunnerError)."""
+    return Plan.from_json(status.read(run_dir, PLAN), str(run_dir / PLAN))
+
+
+def write_plan(run_dir: Path, plan: Plan) -> None:
+    status.write_json_atomic(run_dir / PLAN, plan.to_json())
 
 
 def canceled_before_running() -> Outcome:
@@ -225,7 +232,7 @@ class Executor:
     # The job's own log (`job show`'s log_path), relative to its run folder.
     log_file: Path = USER_LOG
 
-    def plan(self, spec: Any, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> dict[str, Any]:
+    def plan(self, spec: Any, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> Plan:
         """Everything the job needs, resolved; raise (RunnerError, NotFound) before anything runs."""
         raise NotImplementedError
 
@@ -239,7 +246,7 @@ class Executor:
         a status, in their order."""
         return []
 
-    def child_job_names(self, name: str, run_dir: Path, plan: dict[str, Any]) -> list[str]:
+    def child_job_names(self, name: str, run_dir: Path, plan: Plan) -> list[str]:
         """The job names `job list --parent-job-name` shows."""
         return [child.name for child in self.children(run_dir)]
 
@@ -247,21 +254,20 @@ class Executor:
         """The job is being ended without its supervisor: give every child that never started a
         status, so that it ends too (and says why)."""
 
-    def outputs_run(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any]
-                    ) -> tuple[Path, dict[str, Any]] | None:
+    def outputs_run(self, run_dir: Path, plan: Plan, record: dict[str, Any]) -> tuple[Path, Plan] | None:
         """The run whose outputs are the job's (its own; a sweep's best trial), or None when it has
         none yet."""
         return run_dir, plan
 
-    def no_outputs(self, name: str, plan: dict[str, Any]) -> str:
+    def no_outputs(self, name: str, plan: Plan) -> str:
         """Why `job download` of a named output finds none (:meth:`outputs_run` gave None)."""
         return f"job {name} has no outputs yet"
 
-    def output_origin(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any], port: str) -> str:
+    def output_origin(self, run_dir: Path, plan: Plan, record: dict[str, Any], port: str) -> str:
         """Which job produced output ``port`` (a reused step's came from the original)."""
         return f"output {port} of {record.get('reused_from') or record.get('name')}"
 
-    def show(self, workspace: Workspace, run_dir: Path, plan: dict[str, Any], record: dict[str, Any],
+    def show(self, workspace: Workspace, run_dir: Path, plan: Plan, record: dict[str, Any],
              read: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
         """`job show`'s fields of this type (``read``: a child's current record)."""
         return {}
@@ -299,7 +305,7 @@ def executor_for_spec(kind: str) -> Executor | None:
 
 def executor_of(run_dir: Path) -> Executor:
     """The executor of the job in ``run_dir``, by its plan's type."""
-    return executor_for(status.read(run_dir, PLAN)["type"])
+    return executor_for(read_plan(run_dir).type)
 
 
 def executors() -> list[Executor]:

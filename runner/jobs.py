@@ -17,6 +17,7 @@ from . import executors  # noqa: F401 (registers every job type's executor)
 from . import command, contract, process, status
 from .distributed import RANK_LOGS, MultiNode
 from .errors import NotFound, RunnerError
+from .plans import Plan
 from .workspace import Workspace, check_job_name
 
 CANCEL_WAIT = 30.0
@@ -74,9 +75,9 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
     staging = _staging_folder(workspace, name)
     try:
         staging.mkdir(parents=True)
-        status.write_json_atomic(staging / contract.PLAN, plan)
+        contract.write_plan(staging, plan)
         command.copy_spec(spec.path, staging)
-        status.create(staging, {"name": name, "type": plan["type"], "creation_time": status.now(),
+        status.create(staging, {"name": name, "type": plan.type, "creation_time": status.now(),
                                 "creator": _this_process()})
         fault_point("publish")
         try:
@@ -259,8 +260,8 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     """What ``job show`` prints (the shape is documented in docs/json.md)."""
     current = record(workspace, name)
     run_dir = workspace.run_dir(name)
-    plan = status.read(run_dir, contract.PLAN)
-    executor = contract.executor_of(run_dir)
+    plan = contract.read_plan(run_dir)
+    executor = contract.executor_for(plan.type)
     mlflow = current.get("mlflow") or {}
     metrics = current.get("metrics")
     if metrics is None and mlflow.get("run_id"):
@@ -269,19 +270,19 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         except RunnerError:
             metrics = None
     planned_inputs = {key: value.get("value") if value["type"] == "literal" else value.get("source")
-                      for key, value in plan["inputs"].items()}
+                      for key, value in plan.inputs.items()}
     source = executor.outputs_run(run_dir, plan, current)
     shown = {
         "name": name,
-        "type": plan["type"],
+        "type": plan.type,
         "status": current.get("status"),
-        "display_name": plan["display_name"],
-        "experiment_name": plan["experiment_name"],
-        "description": plan.get("description"),
-        "tags": plan.get("tags") or {},
-        "command": plan["command"],
-        "compute": plan["compute"]["name"] or plan["compute"]["kind"],
-        "environment": plan["environment"]["label"],
+        "display_name": plan.display_name,
+        "experiment_name": plan.experiment_name,
+        "description": plan.description,
+        "tags": plan.tags or {},
+        "command": plan.command,
+        "compute": plan.compute["name"] or plan.compute["kind"],
+        "environment": plan.environment["label"],
         "creation_time": current.get("creation_time"),
         "start_time": current.get("start_time"),
         "end_time": current.get("end_time"),
@@ -289,7 +290,7 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         "inputs": current.get("inputs", planned_inputs),
         "outputs": _outputs(*source) if source else {},
         "metrics": metrics or {},
-        "mlflow": {"tracking_uri": mlflow.get("tracking_uri", plan["tracking_uri"]),
+        "mlflow": {"tracking_uri": mlflow.get("tracking_uri", plan.tracking_uri),
                    "run_id": mlflow.get("run_id"), "experiment_id": mlflow.get("experiment_id")},
         "log_path": str(run_dir / executor.log_file),
         "system_log_path": str(run_dir / contract.SYSTEM_LOG),
@@ -305,9 +306,9 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     return shown
 
 
-def _outputs(run_dir: Path, plan: dict[str, Any]) -> dict[str, str]:
+def _outputs(run_dir: Path, plan: Plan) -> dict[str, str]:
     outputs = {"default": str(run_dir / "wd" / "outputs"), "logs": str(run_dir / "wd" / "logs")}
-    outputs.update({key: value["path"] for key, value in plan["outputs"].items()})
+    outputs.update({key: value["path"] for key, value in plan.outputs.items()})
     return outputs
 
 
@@ -319,25 +320,26 @@ def list_jobs(workspace: Workspace, parent: str | None = None) -> list[dict[str,
     names = workspace.job_names()
     if parent is not None:
         parent_dir = workspace.find_run(parent)
-        names = contract.executor_of(parent_dir).child_job_names(parent, parent_dir,
-                                                                  status.read(parent_dir, contract.PLAN))
+        parent_plan = contract.read_plan(parent_dir)
+        names = contract.executor_for(parent_plan.type).child_job_names(parent, parent_dir, parent_plan)
     for name in names:
         try:
             current = record(workspace, name)
             run_dir = workspace.run_dir(name)
             if current.get("step") and not (run_dir / contract.PLAN).is_file():
                 # A step that never started (skipped, or its pipeline ended first) has no plan.
-                plan = {"type": current.get("type"), "display_name": current["step"],
-                        "experiment_name": status.read(run_dir.parent.parent, contract.PLAN)["experiment_name"]}
+                kind, display_name = current.get("type"), current["step"]
+                experiment_name = contract.read_plan(run_dir.parent.parent).experiment_name
             else:
-                plan = status.read(run_dir, contract.PLAN)
+                plan = contract.read_plan(run_dir)
+                kind, display_name, experiment_name = plan.type, plan.display_name, plan.experiment_name
         except (OSError, RunnerError) as error:
             # One damaged run folder must not hide the others.
             rows.append({"name": name, "type": None, "status": "Damaged", "experiment_name": None,
                          "display_name": str(error), "creation_time": None, "duration_s": None})
             continue
-        rows.append({"name": name, "type": plan["type"], "status": current.get("status"),
-                     "experiment_name": plan["experiment_name"], "display_name": plan["display_name"],
+        rows.append({"name": name, "type": kind, "status": current.get("status"),
+                     "experiment_name": experiment_name, "display_name": display_name,
                      "creation_time": current.get("creation_time"),
                      "duration_s": contract.duration(current.get("start_time"), current.get("end_time"))})
     return sorted(rows, key=lambda row: row["creation_time"] or "")
@@ -556,8 +558,8 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
     ``artifacts/sweep_logs/`` (the how-to page: "download all default and named outputs of the
     best trial job and logs of the sweep job")."""
     run_dir = workspace.find_run(name)
-    plan = status.read(run_dir, contract.PLAN)
-    executor = contract.executor_of(run_dir)
+    plan = contract.read_plan(run_dir)
+    executor = contract.executor_for(plan.type)
     written = []
     if output_name in (None, "default") or everything:
         executor.download_extras(run_dir, download_path / "artifacts")
@@ -567,8 +569,8 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
             raise NotFound(executor.no_outputs(name, plan))
         return [download_path / "artifacts"]
     run_dir, plan = source
-    if output_name is not None and output_name not in plan["outputs"] and output_name != "default":
-        available = ", ".join(["default", *plan["outputs"]])
+    if output_name is not None and output_name not in plan.outputs and output_name != "default":
+        available = ", ".join(["default", *plan.outputs])
         raise NotFound(f"job {name} has no output '{output_name}'; its outputs are: {available}")
     if output_name in (None, "default") or everything:
         target = download_path / "artifacts"
@@ -578,7 +580,7 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
             if source.exists():
                 shutil.copytree(source, target / relative, dirs_exist_ok=True)
         written.append(target)
-    for key, planned in plan["outputs"].items():
+    for key, planned in plan.outputs.items():
         if everything or key == output_name:
             source = Path(planned["path"])
             target = download_path / "named-outputs" / key

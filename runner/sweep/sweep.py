@@ -48,6 +48,7 @@ from validator.spec import JobOutput, Spec
 
 from .. import command, contract, inputs, process, status
 from ..errors import RunnerError
+from ..plans import Plan, SweepPlan
 from ..command import JobRun
 from ..contract import TRIALS, Cancel, Executor, Submission, Walk, register
 from ..workspace import Workspace
@@ -70,7 +71,7 @@ def trial_name(sweep: str, index: int) -> str:
 
 # -- planning (in `aml-run job create`) ----------------------------------------------------------
 
-def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> dict[str, Any]:
+def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> SweepPlan:
     """Resolve the sweep and its trial template; raise before anything runs if it cannot."""
     job = spec.sweep_job()
     try:
@@ -93,27 +94,26 @@ def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> di
         "timeout": _floored(job.timeout, floor),
         "trial_timeout": _floored(job.trial_timeout, floor),
     }
-    trial["timeout"] = limits["trial_timeout"]
-    return {
-        **{key: trial[key] for key in ("display_name", "experiment_name", "description", "tags", "spec",
-                                       "overrides", "command", "code", "environment", "compute", "inputs",
-                                       "outputs", "workspace", "tracking_uri")},
-        "name": name,
-        "type": "sweep",
-        "trial": trial,
-        "search_space": job.search_space,
-        "space_size": space.size,
-        "sampling": {"algorithm": job.sampling_algorithm, "rule": job.rule, "seed": seed,
-                     "seed_given": job.seed is not None, "logbase": job.logbase},
-        "objective": {"goal": job.goal, "primary_metric": job.primary_metric},
-        "limits": limits,
-        "limits_as_written": {"timeout": job.timeout, "trial_timeout": job.trial_timeout},
-        "early_termination": asdict(policy) if policy else None,
+    trial.timeout = limits["trial_timeout"]
+    return SweepPlan(
+        name=name, display_name=trial.display_name, experiment_name=trial.experiment_name,
+        description=trial.description, tags=trial.tags, spec=trial.spec, overrides=trial.overrides,
+        command=trial.command, code=trial.code, environment=trial.environment, compute=trial.compute,
+        inputs=trial.inputs, outputs=trial.outputs, workspace=trial.workspace, tracking_uri=trial.tracking_uri,
+        trial=trial,
+        search_space=job.search_space,
+        space_size=space.size,
+        sampling={"algorithm": job.sampling_algorithm, "rule": job.rule, "seed": seed,
+                  "seed_given": job.seed is not None, "logbase": job.logbase},
+        objective={"goal": job.goal, "primary_metric": job.primary_metric},
+        limits=limits,
+        limits_as_written={"timeout": job.timeout, "trial_timeout": job.trial_timeout},
+        early_termination=asdict(policy) if policy else None,
         # Each trial plans its outputs in its own folder (the name `${{name}}` of an output
         # path is the trial's); a named output is registered once, from the best trial.
-        "trial_outputs": {key: {"type": value.type, "mode": value.mode, "path": value.path}
-                          for key, value in job.trial.outputs.items()},
-    }
+        trial_outputs={key: {"type": value.type, "mode": value.mode, "path": value.path}
+                       for key, value in job.trial.outputs.items()},
+    )
 
 
 def _timeout_floor() -> int:
@@ -140,7 +140,7 @@ class Trial:
         self.index = index
         self.number = suggestion.number
         self.params = suggestion.params
-        self.name = trial_name(sweep.plan["name"], index)
+        self.name = trial_name(sweep.plan.name, index)
         self.run_dir = sweep.run_dir / TRIALS / self.name
         self.cancel = contract.Cancel()
         self.exited = threading.Event()     # its command is over: it no longer counts as active
@@ -159,30 +159,28 @@ class Trial:
 
     def create(self) -> None:
         sweep = self.sweep
-        template = sweep.plan["trial"]
+        template = sweep.plan.trial
         texts = {key: sampling.format_value(value) for key, value in self.params.items()}
         outputs = {key: inputs.plan_output(JobOutput(key, value["type"], value["mode"], value["path"]),
                                            self.run_dir, sweep.workspace, self.name)
-                   for key, value in sweep.plan["trial_outputs"].items()}
-        plan = {
-            **template,
-            "name": self.name,
-            "display_name": self.name,
-            "code": str(sweep.run_dir / SNAPSHOT) if template.get("code") else None,
-            "outputs": outputs,
-            "parent": sweep.plan["name"],
-            "params": self.params,
-            "mlflow_tags": {"mlflow.parentRunId": sweep.parent_run_id or "",
-                            "amllab.parent": sweep.plan["name"]},
-            "mlflow_params": texts,
-            "known_values": {f"search_space.{key}": text for key, text in texts.items()},
+                   for key, value in sweep.plan.trial_outputs.items()}
+        plan = template.copy(
+            name=self.name,
+            display_name=self.name,
+            code=str(sweep.run_dir / SNAPSHOT) if template.code else None,
+            outputs=outputs,
+            parent=sweep.plan.name,
+            params=self.params,
+            mlflow_tags={"mlflow.parentRunId": sweep.parent_run_id or "", "amllab.parent": sweep.plan.name},
+            mlflow_params=texts,
+            known_values={f"search_space.{key}": text for key, text in texts.items()},
             # "inputs, outputs, and parameters are accessible as environment variables using the
             # prefix AZUREML_SWEEP_" (SweepJob's docstring).
-            "values_prefix": "AZUREML_SWEEP_",
-        }
+            values_prefix="AZUREML_SWEEP_",
+        )
         self.run_dir.mkdir(parents=True)
-        status.write_json_atomic(self.run_dir / contract.PLAN, plan)
-        status.create(self.run_dir, {"name": self.name, "type": "command", "parent": sweep.plan["name"],
+        contract.write_plan(self.run_dir, plan)
+        status.create(self.run_dir, {"name": self.name, "type": "command", "parent": sweep.plan.name,
                                      "creation_time": status.now(), "params": self.params,
                                      "supervisor": sweep.supervisor})
 
@@ -253,10 +251,10 @@ class SweepRun(Walk):
         super().__init__(run_dir, cancel)
         self.alone = alone
         plan = self.plan
-        self.goal = plan["objective"]["goal"]
-        self.metric = plan["objective"]["primary_metric"]
-        self.limits = plan["limits"]
-        self.policy = policies.Policy(**plan["early_termination"]) if plan.get("early_termination") else None
+        self.goal = plan.objective["goal"]
+        self.metric = plan.objective["primary_metric"]
+        self.limits = plan.limits
+        self.policy = policies.Policy(**plan.early_termination) if plan.early_termination else None
         self.trials: list[Trial] = []
         self.wake = threading.Event()
         self.parent_run_id: str | None = None
@@ -288,24 +286,24 @@ class SweepRun(Walk):
         from ..snapshot import take_snapshot
 
         plan, log = self.plan, self.log
-        if plan.get("code"):
+        if plan.code:
             # One snapshot for every trial, taken now, as the service snapshots at submission.
-            report = take_snapshot(Path(plan["code"]), self.run_dir / SNAPSHOT, exclude=(self.workspace.folder,))
-            log(f"snapshot of {plan['code']}: {report.files} files, {report.bytes} bytes"
+            report = take_snapshot(Path(plan.code), self.run_dir / SNAPSHOT, exclude=(self.workspace.folder,))
+            log(f"snapshot of {plan.code}: {report.files} files, {report.bytes} bytes"
                 + (f", {report.ignored} ignored by {report.ignore_file}" if report.ignored else ""))
             for warning in report.warnings:
                 log(f"warning: {warning}")
         self.tracking.check_reachable()
-        run = self.tracking.start_run(plan["experiment_name"], plan["display_name"],
-                                      {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
-                                       "amllab.type": "sweep", **plan.get("tags", {})})
+        run = self.tracking.start_run(plan.experiment_name, plan.display_name,
+                                      {"mlflow.runName": plan.display_name, "amllab.job": plan.name,
+                                       "amllab.type": "sweep", **plan.tags})
         self.parent_run_id = run["run_id"]
-        status.update(self.run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
+        status.update(self.run_dir, mlflow={"tracking_uri": plan.tracking_uri, "run_id": run["run_id"],
                                             "experiment_id": run["experiment_id"]})
-        log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']}); "
+        log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri}); "
             "each trial is a child run of it")
-        space = sampling.parse_space(plan["search_space"])
-        settings = plan["sampling"]
+        space = sampling.parse_space(plan.search_space)
+        settings = plan.sampling
         self.sampler = sampling.make_sampler(settings["algorithm"], space, seed=settings["seed"],
                                              rule=settings["rule"], logbase=settings["logbase"], goal=self.goal)
         described = settings["algorithm"] + (" (sobol)" if settings["rule"] == "sobol" else "")
@@ -318,10 +316,10 @@ class SweepRun(Walk):
             f"{limits['max_concurrent_trials']}, timeout {limits['timeout'] or 'none'}, trial_timeout "
             f"{limits['trial_timeout'] or 'none'}" + self._floor_note())
         log(f"early termination: {self.policy.describe() if self.policy else 'none (every trial runs to its end)'}")
-        log(plan["compute"]["note"])
+        log(plan.compute["note"])
 
     def _floor_note(self) -> str:
-        written = self.plan.get("limits_as_written") or {}
+        written = self.plan.limits_as_written or {}
         raised = [f"{key} {written[key]} -> {self.limits[key]}" for key in ("timeout", "trial_timeout")
                   if written.get(key) and self.limits.get(key) != written[key] and written[key] > 0]
         return f" (raised to the SDK's minimum: {', '.join(raised)})" if raised else ""
@@ -559,13 +557,13 @@ class SweepRun(Walk):
         """A sweep output with ``name:`` is registered once, from the best trial (the sweep's
         outputs are its best trial's: ``az ml job download --output-name`` fetches those)."""
         registered = {}
-        trial_plan = status.read(self.run_dir / TRIALS / best, contract.PLAN)
-        for key, planned in self.plan["outputs"].items():
+        trial_plan = contract.read_plan(self.run_dir / TRIALS / best)
+        for key, planned in self.plan.outputs.items():
             if planned.get("asset_name"):
-                produced = trial_plan["outputs"][key]
+                produced = trial_plan.outputs[key]
                 version = self.workspace.register("data", planned["asset_name"], planned.get("asset_version"),
                                                   {"type": planned["type"], "path": produced["path"],
-                                                   "description": f"output {key} of sweep {self.plan['name']} "
+                                                   "description": f"output {key} of sweep {self.plan.name} "
                                                                   f"(best trial {best})"})
                 registered[key] = f"{planned['asset_name']}:{version}"
                 self.log(f"registered output {key} of the best trial as data asset {registered[key]}")
@@ -609,7 +607,7 @@ class SweepExecutor(Executor):
     # The sweep's own log is its controller's (its trials have their std_log.txt each).
     log_file = contract.SYSTEM_LOG
 
-    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> dict[str, Any]:
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> SweepPlan:
         return plan_sweep(spec, workspace, name, run_dir)
 
     def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> SweepRun:
@@ -618,37 +616,38 @@ class SweepExecutor(Executor):
     def children(self, run_dir: Path) -> list[Path]:
         return trial_dirs(run_dir)
 
-    def outputs_run(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any]
-                    ) -> tuple[Path, dict[str, Any]] | None:
+    def outputs_run(self, run_dir: Path, plan: Plan, record: dict[str, Any]) -> tuple[Path, Plan] | None:
         # A sweep's outputs are its best trial's (what `az ml job download` fetches).
         best = record.get("best_trial")
         if not best:
             return None
         best_dir = run_dir / TRIALS / best["name"]
-        return best_dir, status.read(best_dir, contract.PLAN)
+        return best_dir, contract.read_plan(best_dir)
 
-    def no_outputs(self, name: str, plan: dict[str, Any]) -> str:
-        return (f"sweep {name} has no best trial (no trial logged {plan['objective']['primary_metric']}), "
+    def no_outputs(self, name: str, plan: Plan) -> str:
+        assert isinstance(plan, SweepPlan)
+        return (f"sweep {name} has no best trial (no trial logged {plan.objective['primary_metric']}), "
                 "so it has no outputs to download")
 
-    def output_origin(self, run_dir: Path, plan: dict[str, Any], record: dict[str, Any], port: str) -> str:
+    def output_origin(self, run_dir: Path, plan: Plan, record: dict[str, Any], port: str) -> str:
         if record.get("best_trial"):
             return f"output {port} of {record['best_trial']['name']}"
         return super().output_origin(run_dir, plan, record, port)
 
-    def show(self, workspace: Workspace, run_dir: Path, plan: dict[str, Any], record: dict[str, Any],
+    def show(self, workspace: Workspace, run_dir: Path, plan: Plan, record: dict[str, Any],
              read: Any) -> dict[str, Any]:
+        assert isinstance(plan, SweepPlan)
         best = record.get("best_trial")
         return {
             "trials": trial_rows(run_dir, record, read),
             "best_trial": best,
-            "sampling_algorithm": plan["sampling"],
-            "search_space": plan["search_space"],
-            "objective": plan["objective"],
-            "limits": plan["limits"],
-            "early_termination": plan.get("early_termination"),
+            "sampling_algorithm": plan.sampling,
+            "search_space": plan.search_space,
+            "objective": plan.objective,
+            "limits": plan.limits,
+            "early_termination": plan.early_termination,
             # The properties the service reports on a sweep.
-            "properties": {"space_size": plan.get("space_size"),
+            "properties": {"space_size": plan.space_size,
                            "best_child_run_id": best["name"] if best else None,
                            "score": best["metric"] if best else None},
         }
