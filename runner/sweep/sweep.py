@@ -40,7 +40,6 @@ import os
 import secrets
 import threading
 import time
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -108,7 +107,7 @@ def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> Sw
         objective={"goal": job.goal, "primary_metric": job.primary_metric},
         limits=limits,
         limits_as_written={"timeout": job.timeout, "trial_timeout": job.trial_timeout},
-        early_termination=asdict(policy) if policy else None,
+        early_termination=policy.to_json() if policy else None,
         # Each trial plans its outputs in its own folder (the name `${{name}}` of an output
         # path is the trial's); a named output is registered once, from the best trial.
         trial_outputs={key: {"type": value.type, "mode": value.mode, "path": value.path}
@@ -254,7 +253,7 @@ class SweepRun(Walk):
         self.goal = plan.objective["goal"]
         self.metric = plan.objective["primary_metric"]
         self.limits = plan.limits
-        self.policy = policies.Policy(**plan.early_termination) if plan.early_termination else None
+        self.policy = policies.policy_from_json(plan.early_termination) if plan.early_termination else None
         self.trials: list[Trial] = []
         self.wake = threading.Event()
         self.parent_run_id: str | None = None
