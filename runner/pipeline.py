@@ -42,7 +42,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from validator.rules._values import sdk_number
+from validator.values import sdk_number
 from validator.spec import Spec, command_job_from
 
 from . import command, contract, process, status, step_cache
@@ -131,11 +131,11 @@ def _pipeline_outputs(data: dict[str, Any], run_dir: Path,
 
 
 def _pipeline_input(key: str, value: Any, spec: Spec, workspace: Workspace) -> dict[str, Any]:
-    from validator.spec import _job_input
+    from validator.spec import job_input
 
     from . import inputs
 
-    return inputs.plan_input(_job_input(key, value), spec.base_dir, workspace)
+    return inputs.plan_input(job_input(key, value), spec.base_dir, workspace)
 
 
 def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str, Any]) -> dict[str, Any]:

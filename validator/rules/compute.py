@@ -22,7 +22,7 @@ from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
 from ._base import check
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 from .file_level import JOB
 
 JOB_KINDS = ("commandJob", "sweepJob")

@@ -25,8 +25,8 @@ from ..search_space import (GAUSSIAN, QUANTIZED, RANGED, SearchSpace, accepts, a
                             value_key)
 from ..suggest import closest
 from ._base import check
-from ._values import enum_name as _normalise
-from ._values import mapping as _mapping
+from ..values import enum_name as _normalise
+from ..values import mapping as _mapping
 
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")
 PIPELINE_KINDS = ("pipelineJob", "pipelineComponent")
