@@ -26,9 +26,9 @@ import traceback
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Mapping
 
-from . import status
+from . import expectations as lab_expectations, status
 from .errors import RunnerError
 from .plans import Plan
 from .workspace import Workspace
@@ -274,6 +274,16 @@ class Executor:
 
     def download_extras(self, run_dir: Path, target: Path) -> None:
         """What `job download` of the default artifacts adds beyond the outputs' run's."""
+
+    def summary(self, shown: dict[str, Any]) -> str:
+        """One line on what the job did (a lab's report)."""
+        metrics = lab_expectations.metrics_text(shown.get("metrics") or {})
+        return f"{shown['type']} job {shown['name']}: {shown['status']}" + (f", {metrics}" if metrics else "")
+
+    def expectations(self, expect: Mapping[str, Any], shown: dict[str, Any]) -> list[str]:
+        """What differs from a lab's expectations of this type (its metrics; a sweep's trials,
+        a pipeline's steps); the checks every job shares are the lab's own."""
+        return lab_expectations.metrics(expect.get("metrics"), shown.get("metrics") or {})
 
     def console(self) -> Any:
         """A live view of the running job for a terminal (``render(shown)``,

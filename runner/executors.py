@@ -10,3 +10,8 @@ from __future__ import annotations
 
 from . import command, pipeline  # noqa: F401 (each registers its executor)
 from .sweep import sweep  # noqa: F401
+
+# Looked up from here, the registry is never empty: importing this module registered them all.
+from .contract import executor_for, executor_for_spec, executor_of, executors  # noqa: E402
+
+__all__ = ["executor_for", "executor_for_spec", "executor_of", "executors"]

@@ -40,12 +40,12 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from validator.values import sdk_number
 from validator.spec import Spec, command_job_from
 
-from . import command, contract, process, status, step_cache
+from . import command, contract, expectations as lab_expectations, process, status, step_cache
 from .command import JobRun
 from .contract import STEPS, Cancel, Executor, Submission, Walk, register
 from .errors import NotFound, RunnerError
@@ -735,6 +735,32 @@ class PipelineExecutor(Executor):
              read: Any) -> dict[str, Any]:
         assert isinstance(plan, PipelinePlan)
         return {"jobs": nodes(workspace, run_dir, plan)}
+
+    def summary(self, shown: dict[str, Any]) -> str:
+        steps = ", ".join(f"{step} {'reused' if node['reused'] else node['status']}"
+                          + (f" ({lab_expectations.metrics_text(node['metrics'])})" if node["metrics"] else "")
+                          for step, node in shown["jobs"].items())
+        return f"pipeline {shown['name']}: {shown['status']}, steps: {steps}"
+
+    def expectations(self, expect: Mapping[str, Any], shown: dict[str, Any]) -> list[str]:
+        """A lab's ``reused`` and ``ran`` step lists and each step's ``status`` and ``metrics``."""
+        problems = []
+        steps = shown.get("jobs") or {}
+        reused = sorted(step for step, node in steps.items() if node["reused"])
+        ran = sorted(step for step, node in steps.items() if not node["reused"])
+        for key, actual in (("reused", reused), ("ran", ran)):
+            if key in expect and sorted(expect[key]) != actual:
+                problems.append(f"steps {key}: {actual}, expected {sorted(expect[key])}")
+        for step, wanted in (expect.get("steps") or {}).items():
+            node = steps.get(step)
+            if node is None:
+                problems.append(f"the pipeline has no step {step!r} (steps: {sorted(steps)})")
+                continue
+            if "status" in wanted and node["status"] != wanted["status"]:
+                problems.append(f"step {step} is {node['status']}, expected {wanted['status']}")
+            problems += [f"step {step}: {problem}"
+                         for problem in lab_expectations.metrics(wanted.get("metrics"), node["metrics"])]
+        return problems + super().expectations(expect, shown)
 
 
 EXECUTOR = register(PipelineExecutor())

@@ -41,11 +41,11 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from validator.spec import JobOutput, Spec
 
-from .. import command, contract, inputs, process, status
+from .. import command, contract, expectations as lab_expectations, inputs, process, status
 from ..errors import RunnerError
 from ..plans import Plan, SweepPlan
 from ..command import JobRun
@@ -657,6 +657,34 @@ class SweepExecutor(Executor):
         import shutil
 
         shutil.copytree(run_dir / "system_logs", target / "sweep_logs", dirs_exist_ok=True)
+
+    def summary(self, shown: dict[str, Any]) -> str:
+        best = shown.get("best_trial")
+        stopped = sum(1 for row in shown["trials"] if row.get("stopped_by"))
+        return (f"sweep {shown['name']}: {shown['status']}, {len(shown['trials'])} trials, {stopped} canceled "
+                f"by the policy, " + (f"best {best['name']} ({best['metric']:.4g}, {best['params']})"
+                                      if best else "no best trial"))
+
+    def expectations(self, expect: Mapping[str, Any], shown: dict[str, Any]) -> list[str]:
+        """A lab's ``trials``, ``canceled_by_policy`` and ``best_trial``; its ``metrics`` are the
+        best trial's."""
+        problems = []
+        trials = shown["trials"]
+        if "trials" in expect and len(trials) != expect["trials"]:
+            problems.append(f"the sweep ran {len(trials)} trials, expected {expect['trials']}")
+        stopped = sum(1 for row in trials if row.get("stopped_by"))
+        problems += lab_expectations.bounds("trials canceled by the policy", stopped, expect.get("canceled_by_policy"))
+        wanted = expect.get("best_trial") or {}
+        best = shown.get("best_trial")
+        if wanted and best is None:
+            problems.append("the sweep has no best trial (no trial logged its primary metric)")
+        elif wanted:
+            problems += lab_expectations.bounds("the best trial's metric", best["metric"], wanted.get("metric"))
+            for key, value in (wanted.get("params") or {}).items():
+                if best["params"].get(key) != value:
+                    problems.append(f"the best trial has {key}={best['params'].get(key)!r}, expected {value!r}")
+        best_metrics = next((row["metrics"] for row in trials if best and row["name"] == best["name"]), {})
+        return problems + lab_expectations.metrics(expect.get("metrics"), best_metrics)
 
     def console(self) -> Any:
         from . import view
