@@ -4,7 +4,7 @@ The JSON files are a product (point yaml-language-server at them) and what aml-l
 against. They share many parts (inputs, environments, resources...), which JSON Schema can only
 share through ``$ref``, and ``additionalProperties: false`` does not compose across ``allOf``.
 So the parts are written once here, as Python, and every kind's file is generated
-self-contained. ``tests/test_schemas.py`` fails when the committed files are stale:
+self-contained. ``tests/repo/test_generated.py`` fails when the committed files are stale:
 
     python tools/build_schemas.py          # rewrite the files
     python tools/build_schemas.py --check  # exit 1 when they differ

@@ -1,7 +1,7 @@
 """What aml-run (runner/) and aml-quiz (quiz/) may use of the validator, by module: the names
 they build on. Everything else in the validator is its own business and may change without a
 word; a change to a name listed here is a change to what the runner and the quiz rely on.
-tests/test_import_graph.py holds runner/ and quiz/ to this list (and to no name starting with
+tests/repo/test_import_graph.py holds runner/ and quiz/ to this list (and to no name starting with
 an underscore), and the list to names that exist.
 
 ``validator.__all__`` is the API for everyone else (lint from Python).

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from validator.kinds import KINDS
 from validator.schema_check import fast_validator, _validator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPECS = [(p.parent.name, yaml.safe_load(p.read_text()))
          for p in sorted((ROOT / "tests" / "fixtures" / "valid").glob("*/*.yml"))]
 

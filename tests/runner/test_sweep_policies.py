@@ -32,7 +32,7 @@ from runner.sweep.policies import (
 )
 
 SETTINGS = settings(max_examples=int(os.environ.get("AMLLAB_EXAMPLES", "150")), deadline=None)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "runner" / "sweep" / "policies.py"
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run
+from amlrun import aml_run, pid_gone
 from conftest import ROOT
 from runner import assets, contract, jobs, pipeline, status, step_cache
 from runner.workspace import Workspace
@@ -601,7 +601,8 @@ def test_steps_that_never_started_under_a_dead_pipeline_supervisor_are_canceled(
         time.sleep(0.05)
     supervisor = status.read(workspace.run_dir(name))["supervisor"]["pid"]
     os.kill(supervisor, signal.SIGKILL)
-    while time.monotonic() < deadline and Path(f"/proc/{supervisor}").exists():
+    # Killed, it stays a zombie of this process (it started it) until reaped: gone all the same.
+    while time.monotonic() < deadline and not pid_gone(supervisor):
         time.sleep(0.05)
     # Looked at through a step first: the pipeline ends, and every step with it.
     assert jobs.show(workspace, pipeline.step_job_name(name, "slow"))["status"] == "Failed"

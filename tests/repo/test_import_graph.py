@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location("import_graph", ROOT / "tools" / "import_graph.py")
 assert _SPEC is not None and _SPEC.loader is not None
 import_graph = importlib.util.module_from_spec(_SPEC)
