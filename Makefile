@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_VERSION := 2.13.0
 
-.PHONY: demo test mpi lint bench schemas docs clean
+.PHONY: demo test check mpi lint bench schemas docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,11 @@ mpi:
 
 test: $(VENV)/.installed-dev mpi
 	$(PY) -m pytest -q
+
+# The inner loop: every test but the labs (tests marked `lab` run a scenario lab for real),
+# spread over worker processes (pytest-xdist; four keep two cores busy while jobs wait).
+check: $(VENV)/.installed-dev mpi
+	$(PY) -m pytest -q -m "not lab" -n 4
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/lint_bench.py

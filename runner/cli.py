@@ -312,7 +312,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.verb == "plot":
             from .sweep.view import plot
 
-            written = plot(workspace, name, Path(args.plot_file or f"{name}.png"))
+            written = plot(workspace, jobs.show(workspace, name), Path(args.plot_file or f"{name}.png"))
             _print({"name": name, "plot": str(written)}, args.output, ("name", "plot"))
             return 0
         if args.verb == "cancel":
@@ -429,23 +429,12 @@ def _scenario(args: argparse.Namespace) -> int:
 
 
 def _follow(workspace: Any, name: str, cancel_on_interrupt: bool) -> int:
-    """A job's log until it ends; a sweep on a terminal gets its live trials table instead,
-    and elsewhere its log followed by the trials table once."""
-    from . import jobs, status
-    from .command import PLAN
+    """A job's log until it ends; a job with a live view (a sweep) on a terminal gets that view
+    instead, and elsewhere its log followed by its table once."""
+    from . import jobs
 
-    sweep = status.read(workspace.find_run(name), PLAN)["type"] == "sweep"
-    if sweep and sys.stdout.isatty() and not os.environ.get("AMLLAB_PLAIN_STREAM"):
-        from .sweep.view import follow
-
-        return follow(workspace, name, sys.stdout, cancel_on_interrupt=cancel_on_interrupt)
-    code = jobs.stream(workspace, name, sys.stdout, cancel_on_interrupt=cancel_on_interrupt)
-    if sweep and code != 130:
-        from .sweep.view import summary_table
-
-        sys.stdout.write("\n")
-        summary_table(jobs.show(workspace, name), sys.stdout)
-    return code
+    live = sys.stdout.isatty() and not os.environ.get("AMLLAB_PLAIN_STREAM")
+    return jobs.follow(workspace, name, sys.stdout, cancel_on_interrupt=cancel_on_interrupt, live=live)
 
 
 def _print(value: Any, output: str, columns: Sequence[str]) -> None:

@@ -23,26 +23,21 @@ import re
 import shutil
 import signal
 import subprocess
-import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import IO, Any, Callable, Iterable
 
 from validator.spec import CommandJob, Spec
 
 from . import distributed, environments, inputs, process, status
+from .contract import (MARKER, USER_LOG, Cancel, Executor, Log, Outcome, Submission, Walk, acquire_slot,
+                       canceled_before_running, register, release)
 from .errors import NotFound, RunnerError
+from .plans import CommandPlan, Plan
 from .substitute import RenderError, render_command
 from .tracking import Tracking
 from .workspace import Workspace, check_name
 
-PLAN = "plan.json"
-# Every process of a job inherits this variable (its run folder): how the job's processes are
-# found once its supervisor is gone.
-MARKER = "AMLLAB_RUN_DIR"
-USER_LOG = Path("user_logs") / "std_log.txt"
-SYSTEM_LOG = Path("system_logs") / "amllab.log"
 # Variables of the host that would point the script's MLflow somewhere other than its run.
 _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPERIMENT_NAME",
                            "MLFLOW_TRACKING_URI", "AZUREML_RUN_ID", "VIRTUAL_ENV")
@@ -52,7 +47,7 @@ _HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPE
 
 def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
                  run_dir: Path, references: Iterable[str] = (),
-                 multi_node: distributed.MultiNode | None = None) -> dict[str, Any]:
+                 multi_node: distributed.MultiNode | None = None) -> CommandPlan:
     """Resolve everything a command job needs; raise before anything runs if it cannot.
     ``references`` are further names the command may use (a sweep trial's ``search_space.x``),
     whose values come later. ``multi_node``: this machine runs one node of a job that spans
@@ -72,30 +67,29 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
                  for key, value in planned_inputs.items()}
     stand_ins.update({f"outputs.{key}": "x" for key in planned_outputs})
     stand_ins.update({reference: "x" for reference in references})
-    render({"command": job.command}, stand_ins, spec.path)
-    return {
-        "name": name,
-        "type": "command",
-        "display_name": job.display_name or name,
+    render(job.command, stand_ins, spec.path)
+    return CommandPlan(
+        name=name,
+        display_name=job.display_name or name,
         # The service's default is the name of the folder the job was submitted from.
-        "experiment_name": job.experiment_name or Path.cwd().name or "Default",
-        "description": job.description,
-        "tags": job.tags,
-        "spec": str(spec.path),
-        "overrides": list(spec.overrides),
-        "command": job.command,
-        "code": str(job.code) if job.code else None,
-        "environment": environment,
-        "compute": compute,
-        "inputs": planned_inputs,
-        "outputs": planned_outputs,
-        "environment_variables": job.environment_variables,
-        "timeout": job.timeout if job.timeout and job.timeout > 0 else None,
-        "distribution": layout,
-        "job_tier": str(job.queue_settings.get("job_tier") or "").lower() or None,
-        "workspace": str(workspace.folder),
-        "tracking_uri": workspace.tracking_uri,
-    }
+        experiment_name=job.experiment_name or Path.cwd().name or "Default",
+        description=job.description,
+        tags=job.tags,
+        spec=str(spec.path),
+        overrides=list(spec.overrides),
+        command=job.command,
+        code=str(job.code) if job.code else None,
+        environment=environment,
+        compute=compute,
+        inputs=planned_inputs,
+        outputs=planned_outputs,
+        environment_variables=job.environment_variables,
+        timeout=job.timeout if job.timeout and job.timeout > 0 else None,
+        distribution=layout,
+        job_tier=str(job.queue_settings.get("job_tier") or "").lower() or None,
+        workspace=str(workspace.folder),
+        tracking_uri=workspace.tracking_uri,
+    )
 
 
 def _refuse_what_this_release_cannot_run(spec: Spec) -> None:
@@ -173,64 +167,16 @@ def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) ->
 
 # -- executing (in the supervisor) ---------------------------------------------------------------
 
-@dataclass
-class Outcome:
-    status: str                # Completed | Failed | Canceled
-    exit_code: int | None = None
-    error: dict[str, str] | None = None
-
-
-class Log:
-    """The runner's own log of a run (system_logs/amllab.log), one timestamped line per event."""
-
-    def __init__(self, run_dir: Path) -> None:
-        self.path = run_dir / SYSTEM_LOG
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-
-    def __call__(self, message: str) -> None:
-        stamp = status.now()
-        # Every line carries the stamp, so a reader can always tell the message from it.
-        with open(self.path, "a", encoding="utf-8") as out:
-            out.writelines(f"{stamp} {line}\n" for line in message.splitlines() or [""])
-
-
-class CanceledWhilePreparing(BaseException):
-    """Raised from the signal handler while the job is not yet Running, so that a cancel does
-    not wait for a slow step (a download, an MLflow server) to finish. A BaseException, so
-    that no ``except Exception`` on the way swallows it."""
-
-
-class Cancel:
-    """Set by a signal handler (job cancel, Ctrl-C). While ``interruptible`` (before Running)
-    the handler also interrupts what is in progress; while Running the executor polls it."""
-
-    def __init__(self) -> None:
-        self.event = threading.Event()
-        self.reason = "canceled"
-        self.interruptible = False
-
-    def request(self, reason: str = "canceled") -> None:
-        self.reason = reason
-        self.event.set()
-        if self.interruptible:
-            self.interruptible = False
-            raise CanceledWhilePreparing()
-
-    @property
-    def requested(self) -> bool:
-        return self.event.is_set()
-
-
-def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
+def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
             exclude: tuple[Path, ...] = ()) -> tuple[dict[str, str | None], dict[str, str]]:
     """Preparing: snapshot, inputs, outputs, environment check, the MLflow run. Returns the
     substitution values and the job's environment variables."""
     from .snapshot import take_snapshot
 
     wd = run_dir / "wd"
-    if plan.get("code"):
-        report = take_snapshot(Path(plan["code"]), wd, exclude=exclude)
-        log(f"snapshot of {plan['code']}: {report.files} files, {report.bytes} bytes"
+    if plan.code:
+        report = take_snapshot(Path(plan.code), wd, exclude=exclude)
+        log(f"snapshot of {plan.code}: {report.files} files, {report.bytes} bytes"
             + (f", {report.ignored} ignored by {report.ignore_file}" if report.ignored else ""))
         for warning in report.warnings:
             log(f"warning: {warning}")
@@ -239,15 +185,15 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
     for default in ("outputs", "logs"):
         (wd / default).mkdir(exist_ok=True)
     values: dict[str, str | None] = {}
-    workspace = Workspace(Path(plan["workspace"]))
-    for name, planned in plan["inputs"].items():
+    workspace = Workspace(Path(plan.workspace))
+    for name, planned in plan.inputs.items():
         values[f"inputs.{name}"] = inputs.materialise_input(name, planned, run_dir, workspace.cache)
         if planned["type"] != "literal":
             log(f"input {name}: {planned['origin']} {planned.get('source')} ({planned['mode']})")
-    for name, planned in plan["outputs"].items():
+    for name, planned in plan.outputs.items():
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
-    values.update(plan.get("known_values") or {})
-    environment = plan["environment"]
+    values.update(plan.known_values or {})
+    environment = plan.environment
     interpreter = environments.Interpreter(environment["python"], environment["label"],
                                            tuple(environment["requirements"]), environment.get("python_version"))
     missing = environments.missing_requirements(interpreter) if interpreter.requirements or interpreter.python_pin else []
@@ -255,51 +201,51 @@ def prepare(run_dir: Path, plan: dict[str, Any], log: Log, tracking: Tracking,
         log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
             f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
     log(f"environment: {interpreter.label} ({interpreter.python})")
-    log(plan["compute"]["note"])
+    log(plan.compute["note"])
     tracking.check_reachable()
     # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.
-    run = tracking.start_run(plan["experiment_name"], plan["display_name"],
-                             {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
-                              "amllab.type": plan["type"], **plan.get("tags", {}),
-                              **plan.get("mlflow_tags", {})},
-                             plan.get("mlflow_params"))
-    status.update(run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
+    run = tracking.start_run(plan.experiment_name, plan.display_name,
+                             {"mlflow.runName": plan.display_name, "amllab.job": plan.name,
+                              "amllab.type": plan.type, **plan.tags,
+                              **plan.mlflow_tags},
+                             plan.mlflow_params)
+    status.update(run_dir, mlflow={"tracking_uri": plan.tracking_uri, "run_id": run["run_id"],
                                    "experiment_id": run["experiment_id"]})
-    log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']})")
+    log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
-    prefix = plan.get("values_prefix")
+    prefix = plan.values_prefix
     if prefix:
         # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
         env.update({prefix + key.split(".", 1)[1]: value for key, value in values.items() if value is not None})
     return values, env
 
 
-def job_environment(plan: dict[str, Any], interpreter: environments.Interpreter,
+def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
                     extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
     env.update(extra)
     env["PATH"] = environments.path_with(interpreter, os.environ.get("PATH"))
     # Logs should reach std_log.txt as they are written, as they do in the service's log view.
     env.setdefault("PYTHONUNBUFFERED", "1")
-    workspace = Path(plan["workspace"])
+    workspace = Path(plan.workspace)
     env.update({
-        "MLFLOW_TRACKING_URI": plan["tracking_uri"],
+        "MLFLOW_TRACKING_URI": plan.tracking_uri,
         "MLFLOW_RUN_ID": run["run_id"],
         "MLFLOW_EXPERIMENT_ID": run["experiment_id"],
-        "AZUREML_RUN_ID": plan["name"],
+        "AZUREML_RUN_ID": plan.name,
         MARKER: str(run_dir),
         "AZUREML_ARM_SUBSCRIPTION": "00000000-0000-0000-0000-000000000000",
         "AZUREML_ARM_RESOURCEGROUP": "amllab-local",
         "AZUREML_ARM_WORKSPACE_NAME": workspace.parent.name or "amllab",
-        "AZUREML_ARM_PROJECT_NAME": plan["experiment_name"],
+        "AZUREML_ARM_PROJECT_NAME": plan.experiment_name,
     })
-    env.update(plan.get("environment_variables") or {})
+    env.update(plan.environment_variables or {})
     return env
 
 
-def render(plan: dict[str, Any], values: dict[str, str | None], where: Path | None = None) -> str:
+def render(command: str, values: dict[str, str | None], where: Path | None = None) -> str:
     try:
-        return render_command(plan["command"], values)
+        return render_command(command, values)
     except RenderError as error:
         raise RunnerError(f"{where}: command: {error}" if where else f"command: {error}") from None
 
@@ -387,7 +333,7 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
     return Outcome("Completed", 0)
 
 
-def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tracking, log: Log,
+def finalize(run_dir: Path, plan: CommandPlan, outcome: Outcome, tracking: Tracking, log: Log,
              workspace: Workspace) -> dict[str, Any]:
     """Finalizing: final MLflow status, ./outputs and ./logs as artifacts, metrics read back,
     named outputs registered. Returns fields for the status file."""
@@ -412,11 +358,11 @@ def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tr
         fields["metrics"] = tracking.metrics(run_id)
     if outcome.status == "Completed":
         registered = {}
-        for name, planned in plan["outputs"].items():
+        for name, planned in plan.outputs.items():
             if planned.get("asset_name"):
                 version = workspace.register("data", planned["asset_name"], planned.get("asset_version"),
                                              {"type": planned["type"], "path": planned["path"],
-                                              "description": f"output {name} of job {plan['name']}"})
+                                              "description": f"output {name} of job {plan.name}"})
                 registered[name] = f"{planned['asset_name']}:{version}"
                 log(f"registered output {name} as data asset {registered[name]}")
         if registered:
@@ -426,3 +372,141 @@ def finalize(run_dir: Path, plan: dict[str, Any], outcome: Outcome, tracking: Tr
 
 def copy_spec(spec_path: Path, run_dir: Path) -> None:
     shutil.copy2(spec_path, run_dir / "job.yml")
+
+
+# -- the supervisor's walk ---------------------------------------------------------------------
+
+class JobRun(Walk):
+    """One command job's walk: a job of its own (``alone``: its supervisor runs nothing else),
+    or one trial of a sweep, several of which share the sweep's supervisor. A trial differs in
+    three ways: its strays are found by its marker rather than as the supervisor's orphans, a
+    cancel never interrupts it mid-step from a signal handler (the sweep's loop asks it to
+    stop), and its timeout (the sweep's ``trial_timeout``) cancels it, as the service does."""
+
+    def __init__(self, run_dir: Path, *, alone: bool = True, cancel: Cancel | None = None) -> None:
+        super().__init__(run_dir, cancel)
+        self.alone = alone
+        self.slot: list[IO] | None = None
+
+    def until_finalizing(self) -> Outcome:
+        """Queued, Preparing and Running; every way they can end becomes an Outcome."""
+        run_dir, plan, log, cancel = self.run_dir, self.plan, self.log, self.cancel
+
+        def steps() -> Outcome:
+            cancel.interruptible = self.alone
+            self.enter("Queued")
+            self.slot = acquire_slot(self.workspace, plan.compute, cancel, log, self.nodes())
+            if cancel.requested:
+                return canceled_before_running()
+            self.enter("Preparing")
+            values, env = prepare(run_dir, plan, log, self.tracking, exclude=(self.workspace.folder,))
+            status.update(run_dir, inputs={key.split(".", 1)[1]: value for key, value in values.items()
+                                           if key.startswith("inputs.")})
+            rendered = render(plan.command or "", values)
+            log(f"command: {rendered}")
+            cancel.interruptible = False
+            if cancel.requested:
+                return canceled_before_running()
+            return self.run(rendered, env)
+
+        return self.guarded(steps)
+
+    def nodes(self) -> int:
+        """How many of the compute's instances the job holds while it runs: one per node of this
+        machine's share."""
+        layout = self.plan.distribution
+        return len(layout["local_nodes"]) if layout else 1
+
+    def launches(self, rendered: str, env: dict[str, str]) -> list[distributed.Launch]:
+        layout = self.plan.distribution
+        if not layout:
+            return single(self.run_dir, rendered, env)
+        python = self.plan.environment["python"]
+        if layout["type"] == "pytorch" and not distributed.torch_available(python):
+            raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
+                              "which cannot import torch: install torch there (pip install torch)")
+        if layout["type"] == "mpi":
+            distributed.mpirun()  # a missing Open MPI fails now, naming the package
+        self.log(f"distributed: {distributed.describe(layout)}")
+        return distributed.launches(layout, rendered, env, self.run_dir, python)
+
+    def run(self, rendered: str, env: dict[str, str]) -> Outcome:
+        """Running, and for a spot job whose node is taken (``--preempt-after``), back to Queued
+        and Running again with the same working folder and ./outputs, as the service re-queues
+        a preempted low-priority job: a script that checkpoints to ./outputs resumes."""
+        evictions = list(self.plan.preempt_after or [])
+        attempt = 0
+        while True:
+            launches = self.launches(rendered, env)
+            self.enter("Running")
+            outcome = execute(
+                self.run_dir, launches, self.plan.timeout, self.cancel, self.log,
+                on_start=lambda pgids: status.update(self.run_dir, pgid=pgids[0], pgids=pgids), keep=self.keep(),
+                alone=self.alone, timeout_status="Failed" if self.alone else "Canceled",
+                preempt_after=evictions[attempt] if attempt < len(evictions) else None)
+            if outcome.status != "Preempted":
+                return outcome
+            attempt += 1
+            self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
+                     f"(preemption {attempt} of {len(evictions)}), ./outputs is kept")
+            status.update(self.run_dir, preemptions=attempt)
+            release(self.slot)
+            self.enter("Queued")
+            self.slot = acquire_slot(self.workspace, self.plan.compute, self.cancel, self.log, self.nodes())
+            if self.cancel.requested:
+                return canceled_before_running()
+
+    def finalize(self, outcome: Outcome, **extra: Any) -> None:
+        self.enter("Finalizing")
+        fields: dict[str, Any] = {}
+        try:
+            fields = finalize(self.run_dir, self.plan, outcome, self.tracking, self.log, self.workspace)
+        except Exception as error:
+            self.log(f"warning: finalizing failed: {type(error).__name__}: {error}")
+        if outcome.error:
+            self.log(f"{outcome.error['code']}: {outcome.error['message']}")
+        written = self.run_dir / "wd" / "outputs"
+        if outcome.status != "Completed" and written.is_dir() and any(written.iterdir()):
+            self.log("the outputs written so far are kept, and are partial (job show: outputs_complete false)")
+        self.enter(outcome.status, exit_code=outcome.exit_code, error=outcome.error, **fields, **extra)
+        release(self.slot)
+
+
+class CommandExecutor(Executor):
+    """Command jobs (a distributed job is a command job with a ``distribution``)."""
+
+    type = "command"
+    spec_kind = "commandJob"
+    takes_node_options = True
+
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> CommandPlan:
+        plan = plan_command(spec.command_job(), spec, workspace, name, run_dir, multi_node=submission.multi_node)
+        if submission.preempt_after:
+            if plan.job_tier != "spot":
+                raise RunnerError(f"{spec.path}: --preempt-after takes away a low-priority node, and this job "
+                                  "does not run on one; ask for it with `queue_settings: {job_tier: spot}` "
+                                  "(--set queue_settings.job_tier=spot)")
+            if any(seconds <= 0 for seconds in submission.preempt_after):
+                raise RunnerError("--preempt-after takes seconds greater than 0")
+            plan.preempt_after = list(submission.preempt_after)
+        return plan
+
+    def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> JobRun:
+        return JobRun(run_dir, alone=alone, cancel=cancel)
+
+    def show(self, workspace: Workspace, run_dir: Path, plan: Plan, record: dict[str, Any],
+             read: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+        assert isinstance(plan, CommandPlan)
+        shown: dict[str, Any] = {}
+        if plan.distribution:
+            shown.update(distribution=distributed.describe(plan.distribution),
+                         rank_logs=sorted(str(path) for path in (run_dir / distributed.RANK_LOGS).glob("rank_*.txt")))
+        if plan.job_tier:
+            shown.update(job_tier=plan.job_tier, preemptions=record.get("preemptions", 0))
+        if plan.parent:
+            shown.update({"parent_job_name": plan.parent, "params": plan.params or {},
+                          "stopped_by": record.get("stopped_by")})
+        return shown
+
+
+EXECUTOR = register(CommandExecutor())

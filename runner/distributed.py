@@ -165,10 +165,10 @@ def _rank_script(command: str, rank_variable: str) -> str:
             f'{command}\n')
 
 
-def launches(plan: dict[str, Any], command: str, env: Mapping[str, str], run_dir: Path,
+def launches(distribution: dict[str, Any], command: str, env: Mapping[str, str], run_dir: Path,
              python: str) -> list[Launch]:
-    """The processes to start for this machine's share of the job."""
-    distribution = plan["distribution"]
+    """The processes to start for this machine's share of the job laid out as ``distribution``
+    (a plan's, from :func:`plan_distribution`)."""
     logs = run_dir / RANK_LOGS
     logs.mkdir(parents=True, exist_ok=True)
     for stale in logs.glob("rank_*.exit"):  # a re-run after preemption starts with no verdicts

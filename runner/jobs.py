@@ -8,15 +8,16 @@ import shutil
 import signal
 import sys
 import time
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence, TextIO
 
 from validator.spec import Spec, load_spec
 
-from . import command, process, status
+from . import executors  # noqa: F401 (registers every job type's executor)
+from . import command, contract, process, status
 from .distributed import RANK_LOGS, MultiNode
 from .errors import NotFound, RunnerError
+from .plans import Plan
 from .workspace import Workspace, check_job_name
 
 CANCEL_WAIT = 30.0
@@ -54,32 +55,18 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
     if spec.kind in ("commandComponent", "pipelineComponent"):
         raise RunnerError(f"{spec.path} is a component, not a job: register it with `aml-run "
                           f"component create --file {spec.path}` and use it from a pipeline job")
-    if spec.kind not in ("commandJob", "sweepJob", "pipelineJob"):
-        raise RunnerError(f"{spec.path} is a {spec.kind}; aml-run runs command, sweep and pipeline jobs")
+    executor = contract.executor_for_spec(spec.kind)
+    if executor is None:
+        kinds = ", ".join(e.type for e in contract.executors())
+        raise RunnerError(f"{spec.path} is a {spec.kind}; aml-run runs {kinds} jobs")
     given = spec.data.get("name")
     name = check_job_name(name or (str(given) if given is not None else None) or workspace.new_job_name())
     run_dir = workspace.run_dir(name)
-    if spec.kind != "commandJob" and (multi_node is not None or preempt_after):
+    submission = contract.Submission(multi_node, tuple(preempt_after))
+    if submission.asks_for_nodes and not executor.takes_node_options:
         raise RunnerError(f"{spec.path}: --nodes/--node-rank and --preempt-after apply to command jobs, "
-                          f"not to a {'pipeline' if spec.kind == 'pipelineJob' else 'sweep'}")
-    if spec.kind == "pipelineJob":
-        from .pipeline import plan_pipeline
-
-        plan = plan_pipeline(spec, workspace, name, run_dir)
-    elif spec.kind == "sweepJob":
-        from .sweep.sweep import plan_sweep
-
-        plan = plan_sweep(spec, workspace, name, run_dir)
-    else:
-        plan = command.plan_command(spec.command_job(), spec, workspace, name, run_dir, multi_node=multi_node)
-        if preempt_after:
-            if plan["job_tier"] != "spot":
-                raise RunnerError(f"{spec.path}: --preempt-after takes away a low-priority node, and this job "
-                                  "does not run on one; ask for it with `queue_settings: {job_tier: spot}` "
-                                  "(--set queue_settings.job_tier=spot)")
-            if any(seconds <= 0 for seconds in preempt_after):
-                raise RunnerError("--preempt-after takes seconds greater than 0")
-            plan["preempt_after"] = list(preempt_after)
+                          f"not to a {executor.type}")
+    plan = executor.plan(spec, workspace, name, run_dir, submission)
     workspace.ensure()
     if _taken(run_dir):
         raise _name_taken(name, workspace)
@@ -88,9 +75,9 @@ def submit_spec(spec: Spec, workspace: Workspace, name: str | None = None,
     staging = _staging_folder(workspace, name)
     try:
         staging.mkdir(parents=True)
-        status.write_json_atomic(staging / command.PLAN, plan)
+        contract.write_plan(staging, plan)
         command.copy_spec(spec.path, staging)
-        status.create(staging, {"name": name, "type": plan["type"], "creation_time": status.now(),
+        status.create(staging, {"name": name, "type": plan.type, "creation_time": status.now(),
                                 "creator": _this_process()})
         fault_point("publish")
         try:
@@ -172,7 +159,7 @@ def _abandon(workspace: Workspace, name: str, run_dir: Path, error: BaseExceptio
     reason = INTERRUPTED if interrupted else {
         "code": "CreateFailed", "message": f"job create failed before the job started: {error}"}
     if status.transition(run_dir, state, when=lambda record: not record.get("supervisor"), error=reason):
-        command.Log(run_dir)(f"state: {state} ({reason['message']})")
+        contract.Log(run_dir)(f"state: {state} ({reason['message']})")
     elif status.read(run_dir).get("status") not in status.TERMINAL:
         cancel(workspace, name)
 
@@ -225,7 +212,7 @@ def current_record(workspace: Workspace, run_dir: Path) -> dict[str, Any]:
         # under the lock the supervisor records itself under: if it did, it runs the job.
         if status.transition(run_dir, "Failed", when=lambda record: not record.get("supervisor"),
                              error=INTERRUPTED):
-            command.Log(run_dir)(f"state: Failed ({INTERRUPTED['message']})")
+            contract.Log(run_dir)(f"state: Failed ({INTERRUPTED['message']})")
         return current_record(workspace, run_dir)
     return current
 
@@ -244,7 +231,7 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
     current = status.read(run_dir)
     if current.get("pgid"):
         process.stop_groups(current.get("pgids") or [current["pgid"]], grace=1.0)
-    process.stop_marked(command.MARKER, str(run_dir), grace=1.0)
+    process.stop_marked(contract.MARKER, str(run_dir), grace=1.0)
     mlflow = current.get("mlflow") or {}
     if mlflow.get("run_id"):
         try:
@@ -253,13 +240,12 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
         except RunnerError:
             pass  # the state below is what matters; MLflow keeps RUNNING, as for a lost node
     if status.transition(run_dir, state, error=error):
-        command.Log(run_dir)(f"state: {state} ({error['message']})")
-    if (run_dir / command.PLAN).is_file() and status.read(run_dir, command.PLAN)["type"] == "pipeline":
-        from .pipeline import record_unstarted_steps
-
-        record_unstarted_steps(run_dir)  # so that they too end, and show why
-    steps = sorted(p for p in (run_dir / "steps").glob("*") if (p / status.FILE).is_file())
-    for child_dir in _trial_dirs(run_dir) + steps:
+        contract.Log(run_dir)(f"state: {state} ({error['message']})")
+    executor = contract.executor_of(run_dir) if (run_dir / contract.PLAN).is_file() else None
+    if executor is None:
+        return
+    executor.parent_ended(run_dir)
+    for child_dir in executor.children(run_dir):
         child = status.read(child_dir)
         if child.get("status") in status.TERMINAL:
             continue
@@ -270,22 +256,12 @@ def _end_without_supervisor(workspace: Workspace, run_dir: Path, state: str, err
             _end_without_supervisor(workspace, child_dir, state, error)
 
 
-def _trial_dirs(run_dir: Path) -> list[Path]:
-    from .sweep.sweep import TRIALS
-
-    folder = run_dir / TRIALS
-    if not folder.is_dir():
-        return []
-    # Named <sweep>_<n>: in the order they were scheduled.
-    return sorted((p for p in folder.iterdir() if (p / status.FILE).is_file()),
-                  key=lambda p: int(p.name.rpartition("_")[2]))
-
-
 def show(workspace: Workspace, name: str) -> dict[str, Any]:
     """What ``job show`` prints (the shape is documented in docs/json.md)."""
     current = record(workspace, name)
     run_dir = workspace.run_dir(name)
-    plan = status.read(run_dir, command.PLAN)
+    plan = contract.read_plan(run_dir)
+    executor = contract.executor_for(plan.type)
     mlflow = current.get("mlflow") or {}
     metrics = current.get("metrics")
     if metrics is None and mlflow.get("run_id"):
@@ -294,37 +270,30 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         except RunnerError:
             metrics = None
     planned_inputs = {key: value.get("value") if value["type"] == "literal" else value.get("source")
-                      for key, value in plan["inputs"].items()}
-    if plan["type"] == "sweep":
-        # A sweep's outputs are its best trial's (what `az ml job download` fetches).
-        best = current.get("best_trial")
-        best_dir = workspace.run_dir(best["name"]) if best else None
-        outputs = _outputs(best_dir, status.read(best_dir, command.PLAN)) if best_dir else {}
-    else:
-        outputs = _outputs(run_dir, plan)
+                      for key, value in plan.inputs.items()}
+    source = executor.outputs_run(run_dir, plan, current)
     shown = {
         "name": name,
-        "type": plan["type"],
+        "type": plan.type,
         "status": current.get("status"),
-        "display_name": plan["display_name"],
-        "experiment_name": plan["experiment_name"],
-        "description": plan.get("description"),
-        "tags": plan.get("tags") or {},
-        "command": plan["command"],
-        "compute": plan["compute"]["name"] or plan["compute"]["kind"],
-        "environment": plan["environment"]["label"],
+        "display_name": plan.display_name,
+        "experiment_name": plan.experiment_name,
+        "description": plan.description,
+        "tags": plan.tags or {},
+        "command": plan.command,
+        "compute": plan.compute["name"] or plan.compute["kind"],
+        "environment": plan.environment["label"],
         "creation_time": current.get("creation_time"),
         "start_time": current.get("start_time"),
         "end_time": current.get("end_time"),
-        "duration_s": _duration(current.get("start_time"), current.get("end_time")),
+        "duration_s": contract.duration(current.get("start_time"), current.get("end_time")),
         "inputs": current.get("inputs", planned_inputs),
-        "outputs": outputs,
+        "outputs": _outputs(*source) if source else {},
         "metrics": metrics or {},
-        "mlflow": {"tracking_uri": mlflow.get("tracking_uri", plan["tracking_uri"]),
+        "mlflow": {"tracking_uri": mlflow.get("tracking_uri", plan.tracking_uri),
                    "run_id": mlflow.get("run_id"), "experiment_id": mlflow.get("experiment_id")},
-        # A sweep's own log is its controller's (its trials have their std_log.txt each).
-        "log_path": str(run_dir / (command.SYSTEM_LOG if plan["type"] == "sweep" else command.USER_LOG)),
-        "system_log_path": str(run_dir / command.SYSTEM_LOG),
+        "log_path": str(run_dir / executor.log_file),
+        "system_log_path": str(run_dir / contract.SYSTEM_LOG),
         "run_dir": str(run_dir),
         "exit_code": current.get("exit_code"),
         "error": current.get("error"),
@@ -333,71 +302,14 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
         "outputs_complete": current.get("status") == "Completed" if current.get("status") in status.TERMINAL else None,
         "history": current.get("history", []),
     }
-    if plan["type"] == "sweep":
-        shown.update(_sweep_fields(plan, current, _trial_rows(workspace, run_dir, current)))
-    if plan["type"] == "pipeline":
-        from .pipeline import nodes
-
-        shown["jobs"] = nodes(workspace, run_dir, plan)
-        shown["log_path"] = str(run_dir / command.SYSTEM_LOG)
-    if plan.get("distribution"):
-        from .distributed import describe
-
-        shown.update(distribution=describe(plan["distribution"]),
-                     rank_logs=sorted(str(path) for path in (run_dir / RANK_LOGS).glob("rank_*.txt")))
-    if plan.get("job_tier"):
-        shown.update(job_tier=plan["job_tier"], preemptions=current.get("preemptions", 0))
-    if plan.get("parent"):
-        shown.update({"parent_job_name": plan["parent"], "params": plan.get("params") or {},
-                      "stopped_by": current.get("stopped_by")})
+    shown.update(executor.show(workspace, run_dir, plan, current, lambda child: current_record(workspace, child)))
     return shown
 
 
-def _outputs(run_dir: Path, plan: dict[str, Any]) -> dict[str, str]:
+def _outputs(run_dir: Path, plan: Plan) -> dict[str, str]:
     outputs = {"default": str(run_dir / "wd" / "outputs"), "logs": str(run_dir / "wd" / "logs")}
-    outputs.update({key: value["path"] for key, value in plan["outputs"].items()})
+    outputs.update({key: value["path"] for key, value in plan.outputs.items()})
     return outputs
-
-
-def _sweep_fields(plan: dict[str, Any], current: dict[str, Any], trials: list[dict[str, Any]]) -> dict[str, Any]:
-    best = current.get("best_trial")
-    return {
-        "trials": trials,
-        "best_trial": best,
-        "sampling_algorithm": plan["sampling"],
-        "search_space": plan["search_space"],
-        "objective": plan["objective"],
-        "limits": plan["limits"],
-        "early_termination": plan.get("early_termination"),
-        # The properties the service reports on a sweep.
-        "properties": {"space_size": plan.get("space_size"),
-                       "best_child_run_id": best["name"] if best else None,
-                       "score": best["metric"] if best else None},
-    }
-
-
-def _trial_rows(workspace: Workspace, run_dir: Path, current: dict[str, Any]) -> list[dict[str, Any]]:
-    """A sweep's trials table: the controller's rows (params, metrics, the policy's decision),
-    each with its trial's state as :func:`current_record` gives it, the one `job list
-    --parent-job-name` shows, so the two agree even when the controller died before it could
-    write its last table; a trial created after that table has a row too."""
-    tabled = {row["name"]: row for row in current.get("trials") or []}
-    rows = []
-    for trial_dir in _trial_dirs(run_dir):
-        own = current_record(workspace, trial_dir)
-        row = tabled.get(trial_dir.name) or {
-            "name": trial_dir.name, "status": None, "params": own.get("params") or {}, "metrics": own.get("metrics") or {},
-            "intervals": 0, "metric": None, "stopped_by": own.get("stopped_by")}
-        rows.append({**row, "status": own.get("status"), "error": own.get("error"),
-                     "start_time": own.get("start_time"), "end_time": own.get("end_time")})
-    return rows
-
-
-def _duration(start: str | None, end: str | None) -> float | None:
-    if not start:
-        return None
-    finish = datetime.fromisoformat(end) if end else datetime.now(datetime.fromisoformat(start).tzinfo)
-    return round((finish - datetime.fromisoformat(start)).total_seconds(), 3)
 
 
 def list_jobs(workspace: Workspace, parent: str | None = None) -> list[dict[str, Any]]:
@@ -408,32 +320,28 @@ def list_jobs(workspace: Workspace, parent: str | None = None) -> list[dict[str,
     names = workspace.job_names()
     if parent is not None:
         parent_dir = workspace.find_run(parent)
-        names = [folder.name for folder in _trial_dirs(parent_dir)]
-        plan = status.read(parent_dir, command.PLAN)
-        if plan["type"] == "pipeline":
-            from .pipeline import STEPS, step_job_name
-
-            names = [step_job_name(parent, step) for step in plan["order"]
-                     if (parent_dir / STEPS / step / status.FILE).is_file()]
+        parent_plan = contract.read_plan(parent_dir)
+        names = contract.executor_for(parent_plan.type).child_job_names(parent, parent_dir, parent_plan)
     for name in names:
         try:
             current = record(workspace, name)
             run_dir = workspace.run_dir(name)
-            if current.get("step") and not (run_dir / command.PLAN).is_file():
+            if current.get("step") and not (run_dir / contract.PLAN).is_file():
                 # A step that never started (skipped, or its pipeline ended first) has no plan.
-                plan = {"type": current.get("type"), "display_name": current["step"],
-                        "experiment_name": status.read(run_dir.parent.parent, command.PLAN)["experiment_name"]}
+                kind, display_name = current.get("type"), current["step"]
+                experiment_name = contract.read_plan(run_dir.parent.parent).experiment_name
             else:
-                plan = status.read(run_dir, command.PLAN)
+                plan = contract.read_plan(run_dir)
+                kind, display_name, experiment_name = plan.type, plan.display_name, plan.experiment_name
         except (OSError, RunnerError) as error:
             # One damaged run folder must not hide the others.
             rows.append({"name": name, "type": None, "status": "Damaged", "experiment_name": None,
                          "display_name": str(error), "creation_time": None, "duration_s": None})
             continue
-        rows.append({"name": name, "type": plan["type"], "status": current.get("status"),
-                     "experiment_name": plan["experiment_name"], "display_name": plan["display_name"],
+        rows.append({"name": name, "type": kind, "status": current.get("status"),
+                     "experiment_name": experiment_name, "display_name": display_name,
                      "creation_time": current.get("creation_time"),
-                     "duration_s": _duration(current.get("start_time"), current.get("end_time"))})
+                     "duration_s": contract.duration(current.get("start_time"), current.get("end_time"))})
     return sorted(rows, key=lambda row: row["creation_time"] or "")
 
 
@@ -484,7 +392,7 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
     run_dir = workspace.find_run(name)
     out.write(f"RunId: {name}\nRun folder: {run_dir}\n\n")
     out.flush()
-    system = _Tail(run_dir / command.SYSTEM_LOG)
+    system = _Tail(run_dir / contract.SYSTEM_LOG)
     user = _UserOutput(run_dir)
 
     def step() -> bool:
@@ -507,6 +415,44 @@ def stream(workspace: Workspace, name: str, out: TextIO, poll: float = 0.05,
         out.write(f"Error: {final['error'].get('message')}\n")
     out.flush()
     return exit_code(final.get("status"))
+
+
+def follow(workspace: Workspace, name: str, out: TextIO, cancel_on_interrupt: bool = True,
+           live: bool = False) -> int:
+    """``job create --stream`` and ``job stream``: a job whose executor has a live view (a sweep's
+    trials table) shows it when ``live`` (a terminal); otherwise its log is streamed, and such a
+    job's table is printed once at the end."""
+    view = contract.executor_of(workspace.find_run(name)).console()
+    if view is not None and live:
+        return _follow_live(workspace, name, out, view, cancel_on_interrupt)
+    code = stream(workspace, name, out, cancel_on_interrupt=cancel_on_interrupt)
+    if view is not None and code != 130:
+        out.write("\n")
+        view.summary_table(show(workspace, name), out)
+    return code
+
+
+LIVE_REFRESH = 0.25
+
+
+def _follow_live(workspace: Workspace, name: str, out: TextIO, view: Any, cancel_on_interrupt: bool) -> int:
+    """The live view until the job ends; Ctrl-C cancels it (``job create --stream``) or stops
+    following (``job stream``). Returns 0 for Completed, 1 otherwise, 130 detached."""
+    from rich.console import Console
+    from rich.live import Live
+
+    console = Console(file=out)
+    latest = {"shown": show(workspace, name)}
+    with Live(view.render(latest["shown"]), console=console, refresh_per_second=4, transient=False) as live:
+        def step() -> bool:
+            latest["shown"] = show(workspace, name)
+            live.update(view.render(latest["shown"]))
+            return latest["shown"]["status"] in status.TERMINAL
+
+        if watch(workspace, name, out, step, LIVE_REFRESH, cancel_on_interrupt, on_detach=live.stop) == 130:
+            return 130
+    view.summary_lines(out, latest["shown"])
+    return exit_code(latest["shown"]["status"])
 
 
 def watch(workspace: Workspace, name: str, out: TextIO, step: Callable[[], bool], poll: float,
@@ -554,7 +500,7 @@ class _UserOutput:
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = run_dir
-        self.tails = {-1: _Tail(run_dir / command.USER_LOG)}
+        self.tails = {-1: _Tail(run_dir / contract.USER_LOG)}
 
     def lines(self, final: bool = False) -> list[str]:
         for path in (self.run_dir / RANK_LOGS).glob("rank_*.txt"):
@@ -612,21 +558,19 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
     ``artifacts/sweep_logs/`` (the how-to page: "download all default and named outputs of the
     best trial job and logs of the sweep job")."""
     run_dir = workspace.find_run(name)
-    plan = status.read(run_dir, command.PLAN)
+    plan = contract.read_plan(run_dir)
+    executor = contract.executor_for(plan.type)
     written = []
-    if plan["type"] == "sweep":
-        best = status.read(run_dir).get("best_trial")
-        if output_name in (None, "default") or everything:
-            shutil.copytree(run_dir / "system_logs", download_path / "artifacts" / "sweep_logs", dirs_exist_ok=True)
-        if best is None:
-            if output_name not in (None, "default") or everything:
-                raise NotFound(f"sweep {name} has no best trial (no trial logged "
-                               f"{plan['objective']['primary_metric']}), so it has no outputs to download")
-            return [download_path / "artifacts"]
-        run_dir = workspace.run_dir(best["name"])
-        plan = status.read(run_dir, command.PLAN)
-    if output_name is not None and output_name not in plan["outputs"] and output_name != "default":
-        available = ", ".join(["default", *plan["outputs"]])
+    if output_name in (None, "default") or everything:
+        executor.download_extras(run_dir, download_path / "artifacts")
+    source = executor.outputs_run(run_dir, plan, status.read(run_dir))
+    if source is None:
+        if output_name not in (None, "default") or everything:
+            raise NotFound(executor.no_outputs(name, plan))
+        return [download_path / "artifacts"]
+    run_dir, plan = source
+    if output_name is not None and output_name not in plan.outputs and output_name != "default":
+        available = ", ".join(["default", *plan.outputs])
         raise NotFound(f"job {name} has no output '{output_name}'; its outputs are: {available}")
     if output_name in (None, "default") or everything:
         target = download_path / "artifacts"
@@ -636,7 +580,7 @@ def download(workspace: Workspace, name: str, download_path: Path, output_name: 
             if source.exists():
                 shutil.copytree(source, target / relative, dirs_exist_ok=True)
         written.append(target)
-    for key, planned in plan["outputs"].items():
+    for key, planned in plan.outputs.items():
         if everything or key == output_name:
             source = Path(planned["path"])
             target = download_path / "named-outputs" / key

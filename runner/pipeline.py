@@ -6,7 +6,7 @@ The order of the steps comes from the data wiring alone: a step that binds
 soon as every step it reads from has completed, so independent steps run side by side, as many
 as their computes have free instances. Each step is a command job of its own
 (``runs/<pipeline>/steps/<step>/``, named ``<pipeline>--<step>``) run by
-:class:`runner.supervisor.JobRun`: the same prepare, execute and finalize as any command job,
+:class:`runner.command.JobRun`: the same prepare, execute and finalize as any command job,
 each its own MLflow child run of the pipeline's run.
 
 What this release runs: command steps, inline (``command:`` in the step) or from a component:
@@ -40,17 +40,18 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
-from validator.rules._values import sdk_number
+from validator.values import sdk_number
 from validator.spec import Spec, command_job_from
 
-from . import command, process, status, step_cache
+from . import command, contract, expectations as lab_expectations, process, status, step_cache
+from .command import JobRun
+from .contract import STEPS, Cancel, Executor, Submission, Walk, register
 from .errors import NotFound, RunnerError
-from .supervisor import JobRun, Walk
+from .plans import CommandPlan, PipelinePlan, Plan
+from .sweep.sweep import SweepRun, plan_sweep
 from .workspace import Workspace, check_name
-
-STEPS = "steps"
 SEPARATOR = "--"
 POLL = 0.2
 
@@ -61,7 +62,7 @@ def step_job_name(pipeline: str, step: str) -> str:
 
 # -- planning (in `aml-run job create`) ----------------------------------------------------------
 
-def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> dict[str, Any]:
+def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> PipelinePlan:
     """Resolve every step's definition and the wiring; raise before anything runs if a step
     cannot run here. Steps are planned as command jobs only when they start (their inputs are
     upstream outputs that do not exist yet)."""
@@ -89,31 +90,28 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
         pipeline_inputs[key] = _pipeline_input(key, value, spec, workspace)
     experiment = data.get("experiment_name") or Path.cwd().name or "Default"
     compute = settings.get("default_compute") or data.get("compute")
-    return {
-        "name": name,
-        "type": "pipeline",
-        "display_name": data.get("display_name") or name,
-        "experiment_name": str(experiment),
-        "description": data.get("description"),
-        "tags": {str(k): str(v) for k, v in (data.get("tags") or {}).items()},
-        "spec": str(spec.path),
-        "overrides": list(spec.overrides),
-        "command": None,
-        "code": None,
-        "environment": {"label": "per step"},
-        "compute": command.plan_compute(compute, {}, workspace) if compute else
+    return PipelinePlan(
+        name=name,
+        display_name=data.get("display_name") or name,
+        experiment_name=str(experiment),
+        description=data.get("description"),
+        tags={str(k): str(v) for k, v in (data.get("tags") or {}).items()},
+        spec=str(spec.path),
+        overrides=list(spec.overrides),
+        environment={"label": "per step"},
+        compute=command.plan_compute(compute, {}, workspace) if compute else
         {"name": None, "kind": "serverless", "max_instances": None, "note": "steps without compute run serverless here"},
-        "inputs": pipeline_inputs,
-        "outputs": _pipeline_outputs(data, run_dir, wiring),
-        "steps": steps,
-        "order": order,
-        "edges": [list(edge) for edge in edges],
-        "settings": {"default_compute": settings.get("default_compute"),
-                     "continue_on_step_failure": settings.get("continue_on_step_failure", True) is not False,
-                     "force_rerun": settings.get("force_rerun") is True},
-        "workspace": str(workspace.folder),
-        "tracking_uri": workspace.tracking_uri,
-    }
+        inputs=pipeline_inputs,
+        outputs=_pipeline_outputs(data, run_dir, wiring),
+        steps=steps,
+        order=order,
+        edges=[list(edge) for edge in edges],
+        settings={"default_compute": settings.get("default_compute"),
+                  "continue_on_step_failure": settings.get("continue_on_step_failure", True) is not False,
+                  "force_rerun": settings.get("force_rerun") is True},
+        workspace=str(workspace.folder),
+        tracking_uri=workspace.tracking_uri,
+    )
 
 
 def _pipeline_outputs(data: dict[str, Any], run_dir: Path,
@@ -133,11 +131,11 @@ def _pipeline_outputs(data: dict[str, Any], run_dir: Path,
 
 
 def _pipeline_input(key: str, value: Any, spec: Spec, workspace: Workspace) -> dict[str, Any]:
-    from validator.spec import _job_input
+    from validator.spec import job_input
 
     from . import inputs
 
-    return inputs.plan_input(_job_input(key, value), spec.base_dir, workspace)
+    return inputs.plan_input(job_input(key, value), spec.base_dir, workspace)
 
 
 def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str, Any]) -> dict[str, Any]:
@@ -192,11 +190,11 @@ def _plan_step(spec: Spec, workspace: Workspace, step_name: str, node: dict[str,
 
 # -- a step's command job, built when it starts ---------------------------------------------------
 
-def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]]
+def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str, dict[str, Any]]
                   ) -> dict[str, Any]:
     """The command job a step runs, with every binding replaced by its value: pipeline inputs
     by theirs, upstream outputs by their folders, unset inputs by the component's defaults."""
-    step = plan["steps"][step_name]
+    step = plan.steps[step_name]
     node, definition = step["node"], step["definition"]
     declared = definition.get("inputs") if step["source"] != "inline" else None
     job: dict[str, Any] = {"command": definition.get("command")}
@@ -211,7 +209,7 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
     if isinstance(job.get("code"), str):
         code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
         job["code"] = str((Path(step["base_dir"]) / code).resolve())
-    compute = node.get("compute") or plan["settings"]["default_compute"]
+    compute = node.get("compute") or plan.settings["default_compute"]
     if compute:
         job["compute"] = compute
     values: dict[str, Any] = {}
@@ -242,13 +240,13 @@ def step_job_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[s
     return job
 
 
-def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]]
+def sweep_step_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str, dict[str, Any]]
                     ) -> dict[str, Any]:
     """The sweep job a sweep step runs. Its search space names inputs of the trial's component:
     the component's `${{inputs.lr}}` becomes the trial's `${{search_space.lr}}`, and the other
     inputs are the sweep's, bound as for any step."""
     job = step_job_data(plan, step_name, upstream_outputs)
-    node = plan["steps"][step_name]["node"]
+    node = plan.steps[step_name]["node"]
     space = node.get("search_space") or {}
     command = _INPUT_REFERENCE.sub(lambda m: "${{search_space.%s}}" % m[1] if m[1] in space else m[0], job["command"])
     trial = {key: job[key] for key in ("code", "environment", "resources", "distribution", "environment_variables")
@@ -261,19 +259,19 @@ def sweep_step_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict
         if node.get(key) is not None:
             data[key] = node[key]
     if isinstance(data.get("limits"), dict):
-        data["limits"] = _bound_settings(data["limits"], plan["steps"][step_name]["wiring"].get("limits", {}),
+        data["limits"] = _bound_settings(data["limits"], plan.steps[step_name]["wiring"].get("limits", {}),
                                          plan, f"step '{step_name}': limits")
     if job.get("compute"):
         data["compute"] = job["compute"]
     return data
 
 
-def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs: dict[str, dict[str, Any]]
+def nested_pipeline_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str, dict[str, Any]]
                          ) -> dict[str, Any]:
     """The pipeline job a pipeline-component step runs: the component's own steps, its inputs
     bound as for any step (its declared defaults filling the gaps), its outputs, and the
     settings of the pipeline around it."""
-    step = plan["steps"][step_name]
+    step = plan.steps[step_name]
     definition = step["definition"]
     job = step_job_data(plan, step_name, upstream_outputs)
     data = {key: definition[key] for key in ("jobs", "outputs", "display_name", "description") if key in definition}
@@ -287,15 +285,15 @@ def nested_pipeline_data(plan: dict[str, Any], step_name: str, upstream_outputs:
             inputs[key] = {"type": kind, "value": value} if kind in ("integer", "number", "string", "boolean") else value
     data["type"] = "pipeline"
     data["inputs"] = inputs
-    data["settings"] = {"default_compute": plan["settings"]["default_compute"] or job.get("compute"),
-                        "continue_on_step_failure": plan["settings"]["continue_on_step_failure"],
-                        "force_rerun": plan["settings"]["force_rerun"]}
+    data["settings"] = {"default_compute": plan.settings["default_compute"] or job.get("compute"),
+                        "continue_on_step_failure": plan.settings["continue_on_step_failure"],
+                        "force_rerun": plan.settings["force_rerun"]}
     data["settings"] = {k: v for k, v in data["settings"].items() if v is not None}
     return data
 
 
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
-def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan: dict[str, Any],
+def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan: PipelinePlan,
                     where: str) -> dict[str, Any]:
     """A step's run settings (resources, distribution, a sweep step's limits) with each value that
     ``bound`` (the step's wiring for that section: key -> the binding's parts) binds to a pipeline
@@ -306,7 +304,7 @@ def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan:
     for key, parts in bound.items():
         if key not in out or parts[1] != "inputs":
             continue
-        planned = plan["inputs"].get(parts[2])
+        planned = plan.inputs.get(parts[2])
         if planned is None or planned["type"] != "literal" or planned.get("value") is None:
             raise RunnerError(f"{where}.{key} is bound to '{str(out[key]).strip()}', which is no pipeline input "
                               "with a value; declare it under the pipeline's `inputs:` with a number")
@@ -316,12 +314,12 @@ def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan:
     return out
 
 
-def _bind_input(value: Any, parts: list[str] | None, plan: dict[str, Any], upstream: dict[str, dict[str, Any]],
+def _bind_input(value: Any, parts: list[str] | None, plan: PipelinePlan, upstream: dict[str, dict[str, Any]],
                 base: Path) -> Any:
     """An input's value for the step: ``parts`` is its binding (None for a value as written)."""
     if parts is not None:
         if parts[1] == "inputs":
-            planned = plan["inputs"].get(parts[2])
+            planned = plan.inputs.get(parts[2])
             if planned is None:
                 return None
             if planned["type"] == "literal":
@@ -345,9 +343,9 @@ class Step:
     def __init__(self, pipeline: "PipelineRun", name: str) -> None:
         self.pipeline = pipeline
         self.name = name
-        self.job_name = step_job_name(pipeline.plan["name"], name)
+        self.job_name = step_job_name(pipeline.plan.name, name)
         self.run_dir = pipeline.run_dir / STEPS / name
-        self.cancel = command.Cancel()
+        self.cancel = contract.Cancel()
         self.done = threading.Event()
         self.status = "NotStarted"
         self.thread: threading.Thread | None = None
@@ -361,14 +359,14 @@ class Step:
         self.thread.start()
 
     def _walk(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> None:
-        outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the step's walk stopped"})
+        outcome = contract.Outcome("Failed", None, {"code": "InternalError", "message": "the step's walk stopped"})
         try:
             outcome = self._run(upstream)
         except RunnerError as error:
-            outcome = command.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
+            outcome = contract.Outcome("Failed", None, {"code": "PreparationError", "message": str(error)})
             self._end_unstarted(outcome)
         except Exception as error:  # a bug of ours: the step still ends, and says what happened
-            outcome = command.Outcome("Failed", None, {"code": "InternalError",
+            outcome = contract.Outcome("Failed", None, {"code": "InternalError",
                                                        "message": f"{type(error).__name__}: {error}"})
             self._end_unstarted(outcome)
         finally:
@@ -376,15 +374,15 @@ class Step:
             self.done.set()
             self.pipeline.wake.set()
 
-    def _run(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+    def _run(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> contract.Outcome:
         pipeline = self.pipeline
-        if pipeline.plan["steps"][self.name].get("kind") == "sweep":
+        if pipeline.plan.steps[self.name].get("kind") == "sweep":
             return self._run_sweep(upstream)
-        if pipeline.plan["steps"][self.name].get("kind") == "pipeline":
+        if pipeline.plan.steps[self.name].get("kind") == "pipeline":
             return self._run_nested(upstream)
         plan = self.create(upstream)
-        decision = step_cache.decide(pipeline.workspace, self.identity(), plan, pipeline.plan["steps"][self.name],
-                                     force_rerun=pipeline.plan["settings"]["force_rerun"],
+        decision = step_cache.decide(pipeline.workspace, self.identity(), plan, pipeline.plan.steps[self.name],
+                                     force_rerun=pipeline.plan.settings["force_rerun"],
                                      origins=self.origins())
         status.update(self.run_dir, reuse=decision.record())
         if decision.hit is not None:
@@ -392,7 +390,7 @@ class Step:
             fields = step_cache.restore(pipeline.workspace, decision.hit, plan, self.run_dir)
             status.transition(self.run_dir, "Completed", reused=True, reused_from=decision.hit["job"],
                               exit_code=0, **fields)
-            return command.Outcome("Completed", 0)
+            return contract.Outcome("Completed", 0)
         pipeline.log(f"step {self.name}: runs ({decision.summary()})")
         run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
         outcome = run.until_finalizing()
@@ -401,7 +399,7 @@ class Step:
             self._store(decision, plan)
         return outcome
 
-    def _store(self, decision: step_cache.Decision, plan: dict[str, Any]) -> None:
+    def _store(self, decision: step_cache.Decision, plan: CommandPlan) -> None:
         """Keep the completed step for reuse. A step the cache cannot hold (a link out of its
         output folder, a full disk) stays Completed with its outputs as written: it is only not
         reusable, and its reuse record, `--why` and the pipeline's log say why."""
@@ -413,43 +411,43 @@ class Step:
                                                "stored": False})
             self.pipeline.log(f"step {self.name}: completed, {reason}")
 
-    def _run_sweep(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+    def _run_sweep(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> contract.Outcome:
         """A sweep step: a sweep job of its own (its trials in the step's folder), whose outputs
         are its best trial's. Sweep steps always run here; their reuse is not modelled."""
-        from .sweep.sweep import SweepRun, plan_sweep
-
         pipeline = self.pipeline
         data = sweep_step_data(pipeline.plan, self.name, upstream)
-        spec = Spec(Path(pipeline.plan["spec"]), "sweepJob", data)
+        spec = Spec(Path(pipeline.plan.spec), "sweepJob", data)
         self.run_dir.mkdir(parents=True, exist_ok=True)
         plan = plan_sweep(spec, pipeline.workspace, self.job_name, self.run_dir)
         self._record_walk(plan, "a sweep step always runs here (aml-run does not reuse sweep steps)")
-        pipeline.log(f"step {self.name}: a sweep, {plan['limits']['max_total_trials']} trial(s) at most")
+        pipeline.log(f"step {self.name}: a sweep, {plan.limits['max_total_trials']} trial(s) at most")
         run = SweepRun(self.run_dir, cancel=self.cancel, alone=False)
         outcome = run.until_finalizing()
         run.finalize(outcome)
         return outcome
 
-    def _record_walk(self, plan: dict[str, Any], reason: str) -> None:
+    def _record_walk(self, plan: Plan, reason: str) -> None:
         """A sweep or pipeline-component step's own plan and status, as a child of the pipeline
         (its MLflow run too: the parent run id goes in as a tag)."""
         pipeline = self.pipeline
-        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
-                    parent=pipeline.plan["name"], step=self.name,
-                    tags={**plan.get("tags", {}), "mlflow.parentRunId": pipeline.parent_run_id or ""})
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
-        status.create(self.run_dir, {"name": self.job_name, "type": plan["type"], "parent": pipeline.plan["name"],
+        plan.display_name = self.name
+        plan.experiment_name = pipeline.plan.experiment_name
+        plan.parent = pipeline.plan.name
+        plan.step = self.name
+        plan.tags = {**plan.tags, "mlflow.parentRunId": pipeline.parent_run_id or ""}
+        contract.write_plan(self.run_dir, plan)
+        status.create(self.run_dir, {"name": self.job_name, "type": plan.type, "parent": pipeline.plan.name,
                                      "step": self.name, "creation_time": status.now(),
                                      "supervisor": pipeline.supervisor})
         status.update(self.run_dir, reuse={"key": "", "decision": "ran", "reasons": [reason]})
 
-    def _run_nested(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> command.Outcome:
+    def _run_nested(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> contract.Outcome:
         """A pipeline-component step: a pipeline of its own in the step's folder (its steps are
         named ``<pipeline>--<step>--<inner step>``, and each is reused or run on its own merits)."""
         import yaml
 
         pipeline = self.pipeline
-        step = pipeline.plan["steps"][self.name]
+        step = pipeline.plan.steps[self.name]
         data = nested_pipeline_data(pipeline.plan, self.name, upstream)
         # Relative paths in the component are the component file's (an inline one: the pipeline's).
         source = Path(step["path"]) if step.get("path") else Path(step["base_dir"]) / "component.yml"
@@ -468,40 +466,41 @@ class Step:
         """Inputs bound to an upstream step's output count by the job that produced it, as in the
         service, where a step that ran again writes a new output (its consumers run again too)
         and a reused one hands on the original's."""
-        bound = self.pipeline.plan["steps"][self.name]["wiring"].get("inputs", {})
+        bound = self.pipeline.plan.steps[self.name]["wiring"].get("inputs", {})
         return {key: output_origin(self.pipeline.steps[parts[2]].run_dir, parts[4])
                 for key, parts in bound.items() if len(parts) == 5 and parts[1] == "jobs"}
 
     def identity(self) -> str:
         """What a step is across runs, for `--why` to compare with: the pipeline file and the step."""
-        return f"{self.pipeline.plan['spec']}::{self.name}"
+        return f"{self.pipeline.plan.spec}::{self.name}"
 
-    def create(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> dict[str, Any]:
+    def create(self, upstream: dict[str, dict[str, dict[str, Any]]]) -> CommandPlan:
         pipeline = self.pipeline
         job_data = step_job_data(pipeline.plan, self.name, upstream)
-        step = pipeline.plan["steps"][self.name]
-        spec = Spec(Path(pipeline.plan["spec"]), "commandJob", job_data)
+        step = pipeline.plan.steps[self.name]
+        spec = Spec(Path(pipeline.plan.spec), "commandJob", job_data)
         job = command_job_from(job_data, Path(step["base_dir"]))
         self.run_dir.mkdir(parents=True, exist_ok=True)
         plan = command.plan_command(job, spec, pipeline.workspace, self.job_name, self.run_dir)
-        plan.update(display_name=self.name, experiment_name=pipeline.plan["experiment_name"],
-                    parent=pipeline.plan["name"], step=self.name,
-                    mlflow_tags={"mlflow.parentRunId": pipeline.parent_run_id or "",
-                                 "amllab.parent": pipeline.plan["name"]})
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
-        status.create(self.run_dir, {"name": self.job_name, "type": "command", "parent": pipeline.plan["name"],
+        plan.display_name = self.name
+        plan.experiment_name = pipeline.plan.experiment_name
+        plan.parent = pipeline.plan.name
+        plan.step = self.name
+        plan.mlflow_tags = {"mlflow.parentRunId": pipeline.parent_run_id or "", "amllab.parent": pipeline.plan.name}
+        contract.write_plan(self.run_dir, plan)
+        status.create(self.run_dir, {"name": self.job_name, "type": "command", "parent": pipeline.plan.name,
                                      "step": self.name, "creation_time": status.now(),
                                      "supervisor": pipeline.supervisor})
         return plan
 
-    def _end_unstarted(self, outcome: command.Outcome) -> None:
-        _record_unstarted(self.pipeline.run_dir, self.pipeline.plan["name"], self.name)
+    def _end_unstarted(self, outcome: contract.Outcome) -> None:
+        _record_unstarted(self.pipeline.run_dir, self.pipeline.plan.name, self.name)
         status.transition(self.run_dir, outcome.status, error=outcome.error)
 
     def skip(self, reason: str) -> None:
         """A step that will never start: Canceled, with why."""
         self.status = "Canceled"
-        self._end_unstarted(command.Outcome("Canceled", None, {"code": "NotRun", "message": reason}))
+        self._end_unstarted(contract.Outcome("Canceled", None, {"code": "NotRun", "message": reason}))
         self.done.set()
 
 
@@ -509,45 +508,45 @@ class PipelineRun(Walk):
     """The pipeline's walk: Queued, Preparing (its MLflow run), Running (start each step once
     what it reads from has completed), Finalizing, and its final state."""
 
-    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None, alone: bool = True) -> None:
+    def __init__(self, run_dir: Path, cancel: contract.Cancel | None = None, alone: bool = True) -> None:
         """``alone``: the supervisor runs nothing else (not a pipeline-component step)."""
         super().__init__(run_dir, cancel)
         self.alone = alone
-        self.steps = {name: Step(self, name) for name in self.plan["order"]}
+        self.steps = {name: Step(self, name) for name in self.plan.order}
         self.producers: dict[str, set[str]] = {name: set() for name in self.steps}
-        for producer, consumer in self.plan["edges"]:
+        for producer, consumer in self.plan.edges:
             self.producers[consumer].add(producer)
         self.wake = threading.Event()
         self.parent_run_id: str | None = None
         self.supervisor = {"pid": os.getpid(), "start_ticks": process.start_ticks(os.getpid())}
 
-    def until_finalizing(self) -> command.Outcome:
-        def steps() -> command.Outcome:
+    def until_finalizing(self) -> contract.Outcome:
+        def steps() -> contract.Outcome:
             self.cancel.interruptible = self.alone
             self.enter("Queued")
             self.enter("Preparing")
             self.tracking.check_reachable()
-            run = self.tracking.start_run(self.plan["experiment_name"], self.plan["display_name"],
-                                          {"mlflow.runName": self.plan["display_name"], "amllab.job": self.plan["name"],
-                                           "amllab.type": "pipeline", **self.plan.get("tags", {})})
+            run = self.tracking.start_run(self.plan.experiment_name, self.plan.display_name,
+                                          {"mlflow.runName": self.plan.display_name, "amllab.job": self.plan.name,
+                                           "amllab.type": "pipeline", **self.plan.tags})
             self.parent_run_id = run["run_id"]
-            status.update(self.run_dir, mlflow={"tracking_uri": self.plan["tracking_uri"], "run_id": run["run_id"],
+            status.update(self.run_dir, mlflow={"tracking_uri": self.plan.tracking_uri, "run_id": run["run_id"],
                                                 "experiment_id": run["experiment_id"]})
-            self.log(f"MLflow run {run['run_id']} in experiment '{self.plan['experiment_name']}'; each step is a "
+            self.log(f"MLflow run {run['run_id']} in experiment '{self.plan.experiment_name}'; each step is a "
                      "child run of it")
-            self.log(f"steps in dependency order: {', '.join(self.plan['order'])}; "
-                     f"continue_on_step_failure {self.plan['settings']['continue_on_step_failure']}, "
-                     f"force_rerun {self.plan['settings']['force_rerun']}")
+            self.log(f"steps in dependency order: {', '.join(self.plan.order)}; "
+                     f"continue_on_step_failure {self.plan.settings['continue_on_step_failure']}, "
+                     f"force_rerun {self.plan.settings['force_rerun']}")
             self.cancel.interruptible = False
             if self.cancel.requested:
-                return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
+                return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
             self.enter("Running")
             return self._control()
 
         return self.guarded(steps)
 
-    def _control(self) -> command.Outcome:
-        keep_going = self.plan["settings"]["continue_on_step_failure"]
+    def _control(self) -> contract.Outcome:
+        keep_going = self.plan.settings["continue_on_step_failure"]
         stopping = False
         while True:
             self.wake.clear()
@@ -589,18 +588,18 @@ class PipelineRun(Walk):
             if step.status == "Running" and not step.done.is_set():
                 step.cancel.request(reason)
 
-    def _outcome(self) -> command.Outcome:
+    def _outcome(self) -> contract.Outcome:
         states = {name: step.status for name, step in self.steps.items()}
         failed = [name for name, state in states.items() if state == "Failed"]
         if self.cancel.requested:
-            return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
+            return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
         if failed:
-            return command.Outcome("Failed", 1, {"code": "StepFailed",
+            return contract.Outcome("Failed", 1, {"code": "StepFailed",
                                                  "message": f"step(s) {', '.join(failed)} failed; see aml-run job show "
-                                                            f"{self.plan['name']} --node {failed[0]}"})
-        return command.Outcome("Completed", 0)
+                                                            f"{self.plan.name} --node {failed[0]}"})
+        return contract.Outcome("Completed", 0)
 
-    def finalize(self, outcome: command.Outcome) -> None:
+    def finalize(self, outcome: contract.Outcome) -> None:
         self.enter("Finalizing")
         if self.parent_run_id:
             try:
@@ -628,58 +627,48 @@ def _record_unstarted(run_dir: Path, pipeline: str, step: str) -> None:
 def record_unstarted_steps(run_dir: Path) -> None:
     """A status for every step of the pipeline in ``run_dir`` that never started: when the
     pipeline ends without its supervisor, these end Canceled, as the steps it skips itself do."""
-    plan = status.read(run_dir, command.PLAN)
-    for step in plan["order"]:
-        _record_unstarted(run_dir, plan["name"], step)
+    plan = contract.read_plan(run_dir)
+    assert isinstance(plan, PipelinePlan)
+    for step in plan.order:
+        _record_unstarted(run_dir, plan.name, step)
 
 
 def output_origin(step_dir: Path, port: str) -> str:
     """Which job produced a step's output: a reused step's came from the original; a
     pipeline-component step's from the inner step bound to it; a sweep's from its best trial."""
-    plan, record = status.read(step_dir, command.PLAN), status.read(step_dir)
-    if plan["type"] == "pipeline":
-        bound = plan["outputs"].get(port) or {}
-        if bound.get("step"):
-            return output_origin(step_dir / STEPS / bound["step"], bound["port"])
-    if plan["type"] == "sweep" and record.get("best_trial"):
-        return f"output {port} of {record['best_trial']['name']}"
-    return f"output {port} of {record.get('reused_from') or record.get('name')}"
+    plan, record = contract.read_plan(step_dir), status.read(step_dir)
+    return contract.executor_for(plan.type).output_origin(step_dir, plan, record, port)
 
 
 def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
-    """A step's outputs as planned: a sweep step's are its best trial's."""
-    plan = status.read(step_dir, command.PLAN)
-    if plan["type"] == "pipeline":
-        return plan["outputs"]  # each is the inner step output bound to it
-    if plan["type"] == "sweep":
-        best = status.read(step_dir).get("best_trial")
-        if best:
-            return status.read(step_dir / "trials" / best["name"], command.PLAN)["outputs"]
-        return {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan["outputs"].items()}
-    return plan["outputs"]
+    """A step's outputs as planned: a sweep step's are its best trial's (before there is one,
+    its own folders); a pipeline-component step's are the inner step outputs bound to them."""
+    plan = contract.read_plan(step_dir)
+    source = contract.executor_for(plan.type).outputs_run(step_dir, plan, status.read(step_dir))
+    if source is None:
+        return {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan.outputs.items()}
+    return source[1].outputs
 
 
-def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str, Any]:
+def nodes(workspace: Workspace, run_dir: Path, plan: PipelinePlan) -> dict[str, Any]:
     """`job show`'s `jobs`: node name -> status, reused, reused_from, outputs, metrics, duration."""
-    from .jobs import _duration
-
     shown = {}
-    for name in plan["order"]:
+    for name in plan.order:
         step_dir = run_dir / STEPS / name
         record = status.read(step_dir) if (step_dir / status.FILE).is_file() else {"status": "NotStarted"}
-        outputs = step_outputs(step_dir) if (step_dir / command.PLAN).is_file() else {}
+        outputs = step_outputs(step_dir) if (step_dir / contract.PLAN).is_file() else {}
         metrics = record.get("metrics") or {}
         if record.get("best_trial"):  # a sweep step: its best trial's
             metrics = next((row.get("metrics") or {} for row in record.get("trials") or []
                             if row.get("name") == record["best_trial"]["name"]), {})
         shown[name] = {
-            "name": step_job_name(plan["name"], name),
+            "name": step_job_name(plan.name, name),
             "status": record.get("status"),
             "reused": bool(record.get("reused")),
             "reused_from": record.get("reused_from"),
             "outputs": {key: value["path"] for key, value in outputs.items()},
             "metrics": metrics,
-            "duration": _duration(record.get("start_time"), record.get("end_time")),
+            "duration": contract.duration(record.get("start_time"), record.get("end_time")),
             "error": record.get("error"),
         }
     return shown
@@ -687,11 +676,11 @@ def nodes(workspace: Workspace, run_dir: Path, plan: dict[str, Any]) -> dict[str
 
 def node_job_name(workspace: Workspace, pipeline: str, step: str) -> str:
     """The job of step ``step`` of ``pipeline``; an unknown step names the ones there are."""
-    plan = status.read(workspace.find_run(pipeline), command.PLAN)
-    if plan["type"] != "pipeline":
-        raise NotFound(f"job {pipeline} is a {plan['type']} job, not a pipeline: it has no steps")
-    if step not in plan["order"]:
-        raise NotFound(f"pipeline {pipeline} has no step '{step}'; its steps: {', '.join(plan['order'])}")
+    plan = contract.read_plan(workspace.find_run(pipeline))
+    if not isinstance(plan, PipelinePlan):
+        raise NotFound(f"job {pipeline} is a {plan.type} job, not a pipeline: it has no steps")
+    if step not in plan.order:
+        raise NotFound(f"pipeline {pipeline} has no step '{step}'; its steps: {', '.join(plan.order)}")
     return step_job_name(pipeline, step)
 
 
@@ -710,3 +699,68 @@ def why(workspace: Workspace, run_dir: Path, step: str) -> str:
     lines.append(f"  key {decision['key'][:16]}")
     return "\n".join(lines) + "\n"
 
+
+class PipelineExecutor(Executor):
+    """Pipeline jobs: steps (command, sweep, pipeline-component), run in the order their
+    bindings imply, each reused or run on its own merits."""
+
+    type = "pipeline"
+    spec_kind = "pipelineJob"
+    log_file = contract.SYSTEM_LOG
+
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> PipelinePlan:
+        return plan_pipeline(spec, workspace, name, run_dir)
+
+    def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> PipelineRun:
+        return PipelineRun(run_dir, cancel=cancel, alone=alone)
+
+    def children(self, run_dir: Path) -> list[Path]:
+        return sorted(p for p in (run_dir / STEPS).glob("*") if (p / status.FILE).is_file())
+
+    def child_job_names(self, name: str, run_dir: Path, plan: Plan) -> list[str]:
+        assert isinstance(plan, PipelinePlan)
+        # Its steps in the pipeline's order, those that have started (reused ones included).
+        return [step_job_name(name, step) for step in plan.order if (run_dir / STEPS / step / status.FILE).is_file()]
+
+    def parent_ended(self, run_dir: Path) -> None:
+        record_unstarted_steps(run_dir)  # so that they too end, and show why
+
+    def output_origin(self, run_dir: Path, plan: Plan, record: dict[str, Any], port: str) -> str:
+        bound = plan.outputs.get(port) or {}
+        if bound.get("step"):
+            return output_origin(run_dir / STEPS / bound["step"], bound["port"])
+        return super().output_origin(run_dir, plan, record, port)
+
+    def show(self, workspace: Workspace, run_dir: Path, plan: Plan, record: dict[str, Any],
+             read: Any) -> dict[str, Any]:
+        assert isinstance(plan, PipelinePlan)
+        return {"jobs": nodes(workspace, run_dir, plan)}
+
+    def summary(self, shown: dict[str, Any]) -> str:
+        steps = ", ".join(f"{step} {'reused' if node['reused'] else node['status']}"
+                          + (f" ({lab_expectations.metrics_text(node['metrics'])})" if node["metrics"] else "")
+                          for step, node in shown["jobs"].items())
+        return f"pipeline {shown['name']}: {shown['status']}, steps: {steps}"
+
+    def expectations(self, expect: Mapping[str, Any], shown: dict[str, Any]) -> list[str]:
+        """A lab's ``reused`` and ``ran`` step lists and each step's ``status`` and ``metrics``."""
+        problems = []
+        steps = shown.get("jobs") or {}
+        reused = sorted(step for step, node in steps.items() if node["reused"])
+        ran = sorted(step for step, node in steps.items() if not node["reused"])
+        for key, actual in (("reused", reused), ("ran", ran)):
+            if key in expect and sorted(expect[key]) != actual:
+                problems.append(f"steps {key}: {actual}, expected {sorted(expect[key])}")
+        for step, wanted in (expect.get("steps") or {}).items():
+            node = steps.get(step)
+            if node is None:
+                problems.append(f"the pipeline has no step {step!r} (steps: {sorted(steps)})")
+                continue
+            if "status" in wanted and node["status"] != wanted["status"]:
+                problems.append(f"step {step} is {node['status']}, expected {wanted['status']}")
+            problems += [f"step {step}: {problem}"
+                         for problem in lab_expectations.metrics(wanted.get("metrics"), node["metrics"])]
+        return problems + super().expectations(expect, shown)
+
+
+EXECUTOR = register(PipelineExecutor())

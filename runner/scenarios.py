@@ -50,6 +50,7 @@ from typing import Any, Iterator, Mapping, Sequence, TextIO
 from validator.errors import UsageError
 from validator.spec import load_asset
 
+from .executors import executor_for
 from .errors import RunnerError
 from .workspace import Workspace
 
@@ -293,10 +294,9 @@ def _submit_step(folder: Path, step: Step, workspace: Workspace, names: dict[str
         out.flush()
         raise KeyboardInterrupt
     shown = jobs.show(workspace, name)
-    if shown["type"] == "sweep":
-        from .sweep.view import summary_table
-
-        summary_table(shown, out)
+    view = executor_for(shown["type"]).console()
+    if view is not None:
+        view.summary_table(shown, out)
     return Outcome(step, shown, check_job(step.expect, shown))
 
 
@@ -309,14 +309,7 @@ def check_job(expect: Mapping[str, Any], shown: Mapping[str, Any]) -> list[str]:
         problems.append(f"status is {shown['status']}, expected {expect['status']} ({shown.get('error')})")
     if "preemptions" in expect and shown.get("preemptions") != expect["preemptions"]:
         problems.append(f"the job was preempted {shown.get('preemptions')} time(s), expected {expect['preemptions']}")
-    metrics = shown["metrics"]
-    if shown["type"] == "sweep":
-        problems += _check_sweep(expect, shown)
-        best = shown.get("best_trial")
-        metrics = next((row["metrics"] for row in shown["trials"] if best and row["name"] == best["name"]), {})
-    if shown["type"] == "pipeline":
-        problems += _check_pipeline(expect, shown)
-    problems += _check_metrics(expect.get("metrics"), metrics)
+    problems += executor_for(shown["type"]).expectations(expect, shown)
     wanted_files = dict(expect.get("files") or {})
     if expect.get("logs"):
         wanted_files["logs"] = expect["logs"]
@@ -325,55 +318,6 @@ def check_job(expect: Mapping[str, Any], shown: Mapping[str, Any]) -> list[str]:
         for name in names:
             if not (folder_path / name).is_file():
                 problems.append(f"output {output} has no {name} (in {folder_path})")
-    return problems
-
-
-def _check_metrics(wanted: Any, metrics: Mapping[str, float]) -> list[str]:
-    problems = []
-    bounds = wanted if isinstance(wanted, Mapping) else {name: None for name in wanted or []}
-    for metric, limits in bounds.items():
-        if metric not in metrics:
-            problems.append(f"metric {metric!r} was not logged (logged: {sorted(metrics)})")
-        else:
-            problems += _bounds(f"metric {metric}", metrics[metric], limits)
-    return problems
-
-
-def _check_sweep(expect: Mapping[str, Any], shown: Mapping[str, Any]) -> list[str]:
-    problems = []
-    trials = shown["trials"]
-    if "trials" in expect and len(trials) != expect["trials"]:
-        problems.append(f"the sweep ran {len(trials)} trials, expected {expect['trials']}")
-    stopped = sum(1 for row in trials if row.get("stopped_by"))
-    problems += _bounds("trials canceled by the policy", stopped, expect.get("canceled_by_policy"))
-    wanted = expect.get("best_trial") or {}
-    best = shown.get("best_trial")
-    if wanted and best is None:
-        return problems + ["the sweep has no best trial (no trial logged its primary metric)"]
-    if wanted:
-        problems += _bounds("the best trial's metric", best["metric"], wanted.get("metric"))
-        for key, value in (wanted.get("params") or {}).items():
-            if best["params"].get(key) != value:
-                problems.append(f"the best trial has {key}={best['params'].get(key)!r}, expected {value!r}")
-    return problems
-
-
-def _check_pipeline(expect: Mapping[str, Any], shown: Mapping[str, Any]) -> list[str]:
-    problems = []
-    nodes = shown.get("jobs") or {}
-    reused = sorted(step for step, node in nodes.items() if node["reused"])
-    ran = sorted(step for step, node in nodes.items() if not node["reused"])
-    for key, actual in (("reused", reused), ("ran", ran)):
-        if key in expect and sorted(expect[key]) != actual:
-            problems.append(f"steps {key}: {actual}, expected {sorted(expect[key])}")
-    for step, wanted in (expect.get("steps") or {}).items():
-        node = nodes.get(step)
-        if node is None:
-            problems.append(f"the pipeline has no step {step!r} (steps: {sorted(nodes)})")
-            continue
-        if "status" in wanted and node["status"] != wanted["status"]:
-            problems.append(f"step {step} is {node['status']}, expected {wanted['status']}")
-        problems += [f"step {step}: {problem}" for problem in _check_metrics(wanted.get("metrics"), node["metrics"])]
     return problems
 
 
@@ -402,15 +346,6 @@ def check_schedule(expect: Mapping[str, Any], record: Mapping[str, Any]) -> list
     return []
 
 
-def _bounds(what: str, value: float, bounds: Mapping[str, float] | None) -> list[str]:
-    bounds = bounds or {}
-    if "min" in bounds and value < bounds["min"]:
-        return [f"{what} is {value}, expected at least {bounds['min']}"]
-    if "max" in bounds and value > bounds["max"]:
-        return [f"{what} is {value}, expected at most {bounds['max']}"]
-    return []
-
-
 # -- the report ----------------------------------------------------------------------------------
 
 def summary(outcome: Outcome) -> str:
@@ -420,23 +355,7 @@ def summary(outcome: Outcome) -> str:
         return f"ran `{outcome.step.target}`"
     if outcome.step.kind == "schedule":
         return f"schedule {shown['name']} ({shown.get('trigger')}, {shown.get('time_zone')})"
-    if shown["type"] == "sweep":
-        best = shown.get("best_trial")
-        stopped = sum(1 for row in shown["trials"] if row.get("stopped_by"))
-        return (f"sweep {shown['name']}: {shown['status']}, {len(shown['trials'])} trials, {stopped} canceled "
-                f"by the policy, " + (f"best {best['name']} ({best['metric']:.4g}, {best['params']})"
-                                      if best else "no best trial"))
-    if shown["type"] == "pipeline":
-        nodes = ", ".join(f"{step} {'reused' if node['reused'] else node['status']}"
-                          + (f" ({_metrics_text(node['metrics'])})" if node["metrics"] else "")
-                          for step, node in shown["jobs"].items())
-        return f"pipeline {shown['name']}: {shown['status']}, steps: {nodes}"
-    metrics = _metrics_text(shown["metrics"])
-    return f"{shown['type']} job {shown['name']}: {shown['status']}" + (f", {metrics}" if metrics else "")
-
-
-def _metrics_text(metrics: Mapping[str, float]) -> str:
-    return ", ".join(f"{key} {value:.4g}" for key, value in sorted(metrics.items()))
+    return executor_for(shown["type"]).summary(shown)
 
 
 def _named(text: str, names: Mapping[str, str]) -> str:

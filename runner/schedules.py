@@ -119,10 +119,10 @@ def _not_found(workspace: Workspace, name: str) -> NotFound:
 def zone(name: str | None) -> Any:
     """The tzinfo of a trigger's ``time_zone`` (default UTC), Windows names through the same
     table fire_times reads start_time with, so both agree on every name."""
-    from validator.triggers import TriggerError, _zone
+    from validator.triggers import TriggerError, zone_info
 
     try:
-        return _zone(name or "UTC")
+        return zone_info(name or "UTC")
     except TriggerError as error:
         raise RunnerError(str(error)) from None
 

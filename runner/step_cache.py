@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from . import status
+from .plans import CommandPlan
 from .workspace import Workspace, remove_stale_temporaries, temporary_name
 
 FOLDER = "step-cache"
@@ -81,22 +82,22 @@ class Decision:
         return self.reasons[0] if self.reasons else ""
 
 
-def key_parts(plan: dict[str, Any], origins: dict[str, str] | None = None
+def key_parts(plan: CommandPlan, origins: dict[str, str] | None = None
               ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
-    environment = {k: plan["environment"].get(k) for k in ("label", "requirements", "python_version")}
+    environment = {k: plan.environment.get(k) for k in ("label", "requirements", "python_version")}
     # The interpreter itself, whichever name (python, python3, a venv link) reached it.
-    environment["python"] = os.path.realpath(plan["environment"].get("python") or "")
-    run_settings = {"compute": plan["compute"].get("name"), "distribution": plan.get("distribution"),
-                    "environment_variables": plan.get("environment_variables"), "timeout": plan.get("timeout")}
+    environment["python"] = os.path.realpath(plan.environment.get("python") or "")
+    run_settings = {"compute": plan.compute.get("name"), "distribution": plan.distribution,
+                    "environment_variables": plan.environment_variables, "timeout": plan.timeout}
     outputs = {name: {k: value.get(k) for k in ("type", "mode", "asset_name", "asset_version")}
-               for name, value in plan["outputs"].items()}
-    fields = {"command": _combine({"command": plan["command"]}),
+               for name, value in plan.outputs.items()}
+    fields = {"command": _combine({"command": plan.command}),
               "environment": _combine(environment),
               "run settings": _combine(run_settings),
               "outputs": _combine(outputs)}
-    files = tree_digests(Path(plan["code"])) if plan.get("code") else {}
+    files = tree_digests(Path(plan.code)) if plan.code else {}
     inputs = {}
-    for name, planned in plan["inputs"].items():
+    for name, planned in plan.inputs.items():
         if origins and name in origins:
             inputs[name] = origins[name]
         elif planned["type"] == "literal":
@@ -116,7 +117,7 @@ def _index_path(workspace: Workspace, identity: str) -> Path:
     return _root(workspace) / "index" / (hashlib.sha256(identity.encode()).hexdigest()[:32] + ".json")
 
 
-def decide(workspace: Workspace, identity: str, plan: dict[str, Any], step: dict[str, Any],
+def decide(workspace: Workspace, identity: str, plan: CommandPlan, step: dict[str, Any],
            force_rerun: bool, origins: dict[str, str] | None = None) -> Decision:
     """Reuse or run, and why. ``origins``: inputs that count by where they came from (an
     upstream step's output: the job that produced it) rather than by their content."""
@@ -239,7 +240,7 @@ def _raise(error: OSError) -> None:
     raise error
 
 
-def store(workspace: Workspace, decision: Decision, plan: dict[str, Any], run_dir: Path, job: str) -> None:
+def store(workspace: Workspace, decision: Decision, plan: CommandPlan, run_dir: Path, job: str) -> None:
     """Keep a completed step for reuse: built aside, then renamed into place in one step.
     Raises :class:`NotStorable` or ``OSError`` with the reason when it cannot; nothing is left."""
     root = _root(workspace)
@@ -250,14 +251,14 @@ def store(workspace: Workspace, decision: Decision, plan: dict[str, Any], run_di
         return
     building = root / temporary_name()
     try:
-        for name, planned in plan["outputs"].items():
+        for name, planned in plan.outputs.items():
             _keep(Path(planned["path"]), building / "outputs" / name, f"output '{name}'")
         _keep(run_dir / "wd" / "outputs", building / "default", "./outputs")
         _keep(run_dir / "user_logs", building / "user_logs", "user_logs")
         record = status.read(run_dir)
         entry = {"job": job, "key": decision.key, "fields": decision.fields, "files": decision.files,
                  "inputs": decision.inputs, "metrics": record.get("metrics") or {},
-                 "outputs": {name: planned["type"] for name, planned in plan["outputs"].items()},
+                 "outputs": {name: planned["type"] for name, planned in plan.outputs.items()},
                  "stored": status.now()}
         building.mkdir(parents=True, exist_ok=True)
         status.write_json_atomic(building / "entry.json", entry)
@@ -273,12 +274,12 @@ def store(workspace: Workspace, decision: Decision, plan: dict[str, Any], run_di
                                      "files": decision.files, "inputs": decision.inputs})
 
 
-def restore(workspace: Workspace, entry: dict[str, Any], plan: dict[str, Any], run_dir: Path) -> dict[str, Any]:
+def restore(workspace: Workspace, entry: dict[str, Any], plan: CommandPlan, run_dir: Path) -> dict[str, Any]:
     """A reused step gets the original's outputs, ./outputs and logs; returns its status fields."""
     from . import inputs
 
     source = _root(workspace) / entry["key"]
-    for name, planned in plan["outputs"].items():
+    for name, planned in plan.outputs.items():
         inputs.prepare_output(planned)
         _copy(source / "outputs" / name, Path(planned["path"]))
     _copy(source / "default", run_dir / "wd" / "outputs")

@@ -1,4 +1,4 @@
-"""Typed-value swaps for the linter's robustness test (tests/test_value_swaps.py) and its
+"""Typed-value swaps for the linter's robustness test (tests/validator/test_value_swaps.py) and its
 exhaustive run (tools/value_swaps.py): every value of every valid fixture and golden case
 replaced, one at a time, by a value of another type, then linted. A rule that assumes a type
 crashes there, and the engine turns the crash into an AML000 internal error."""

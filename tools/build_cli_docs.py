@@ -2,13 +2,13 @@
 command-line reference and `--help` cannot drift.
 
     python tools/build_cli_docs.py          # rewrite docs/cli.md
-    python tools/build_cli_docs.py --check  # exit 1 when it is stale (tests/test_generated.py runs this)
+    python tools/build_cli_docs.py --check  # exit 1 when it is stale (tests/repo/test_generated.py runs this)
 
 What a parser cannot say (exit statuses, environment variables, examples, what a command
 refuses) is hand-written in tools/cli_template.md. There, `<!-- commands -->` becomes a table of
 the three commands and their descriptions, and each `<!-- parser: PROG -->` line that command's
 arguments, and for aml-run its groups and verbs, as Markdown tables.
-Every argument needs a help text (tests/test_generated.py checks), so no row is left empty.
+Every argument needs a help text (tests/repo/test_generated.py checks), so no row is left empty.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Generate docs/rules.md from the rule registry, so the docs and the rules cannot drift.
 
     python tools/build_docs.py          # rewrite docs/rules.md
-    python tools/build_docs.py --check  # exit 1 when it is stale (tests/test_docs.py runs this)
+    python tools/build_docs.py --check  # exit 1 when it is stale (tests/repo/test_docs.py runs this)
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 cannot drift.
 
     python tools/build_scenario_docs.py          # rewrite docs/scenarios.md
-    python tools/build_scenario_docs.py --check  # exit 1 when it is stale (tests/test_scenarios.py)
+    python tools/build_scenario_docs.py --check  # exit 1 when it is stale (tests/runner/test_labs.py)
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ expectation, and prints each step's outcome, what to notice, where its runs are,
 command to browse them. It exits 0 when every expectation holds, 1 when one does not, 2 when the
 lab cannot run, 130 after Ctrl-C (which cancels the job that is running, with everything it
 started, and stops the lab there). The test suite runs every lab the same way
-(`tests/test_scenarios.py`).
+(`tests/runner/test_labs.py`).
 
 ## The `scenario.yml` contract
 

@@ -4,7 +4,7 @@ The JSON files are a product (point yaml-language-server at them) and what aml-l
 against. They share many parts (inputs, environments, resources...), which JSON Schema can only
 share through ``$ref``, and ``additionalProperties: false`` does not compose across ``allOf``.
 So the parts are written once here, as Python, and every kind's file is generated
-self-contained. ``tests/test_schemas.py`` fails when the committed files are stale:
+self-contained. ``tests/repo/test_generated.py`` fails when the committed files are stale:
 
     python tools/build_schemas.py          # rewrite the files
     python tools/build_schemas.py --check  # exit 1 when they differ
@@ -25,6 +25,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from validator import early_termination  # noqa: E402
 from validator.search_space import ALGORITHMS, PARAMETERS  # noqa: E402
 
 OUT = ROOT / "validator" / "schemas"
@@ -313,17 +314,20 @@ OBJECTIVE = obj({"goal": enum_ci("maximize", "minimize"), "primary_metric": NONE
                 ("goal", "primary_metric"))
 SWEEP_LIMITS = obj({"max_total_trials": INT, "max_concurrent_trials": INT, "timeout": INT,
                     "trial_timeout": INT}, ("max_total_trials",))
-POLICY_TIMING = {"evaluation_interval": INT, "delay_evaluation": INT}
+# The policies and their own keys come from validator.early_termination; here, each key's type,
+# what a policy requires, and the hints for keys that are not there.
+POLICY_KEY_TYPES = {"evaluation_interval": INT, "delay_evaluation": INT, "slack_factor": NUM, "slack_amount": NUM,
+                    "truncation_percentage": INT}
+POLICY_REQUIRED = {"truncation_selection": ("truncation_percentage",)}
+POLICY_EXTRA = {"truncation_selection": {"x-unknown-hints": {
+    "exclude_finished_jobs": "azure-ai-ml rejects this key although a how-to page mentions it; remove it "
+                             "(aml-run honours it where this finding is suppressed: `# amllab: ignore[AML101]`)"}}}
 EARLY_TERMINATION = by_type({
-    "bandit": obj({"slack_factor": NUM, "slack_amount": NUM, **POLICY_TIMING}),
-    "median_stopping": obj(dict(POLICY_TIMING)),
-    "truncation_selection": obj({"truncation_percentage": INT, **POLICY_TIMING},
-                                ("truncation_percentage",), **{"x-unknown-hints": {
-                                    "exclude_finished_jobs": "azure-ai-ml rejects this key although "
-                                    "a how-to page mentions it; remove it (aml-run honours it where "
-                                    "this finding is suppressed: `# amllab: ignore[AML101]`)"}}),
+    name: obj({key: POLICY_KEY_TYPES[key] for key in (*own, *early_termination.TIMING)},
+              POLICY_REQUIRED.get(name, ()), **POLICY_EXTRA.get(name, {}))
+    for name, own in early_termination.POLICIES.items()
 }, **{"x-messages": {"type": "early_termination is a mapping with a policy type "
-                             "(bandit, median_stopping, truncation_selection)"}})
+                             f"({', '.join(early_termination.POLICIES)})"}})
 
 SWEEP_CORE = {
     "sampling_algorithm": SAMPLING_ALGORITHM, "search_space": SEARCH_SPACE, "objective": OBJECTIVE,

@@ -14,7 +14,7 @@ Two things must hold:
 
 Usage: ``python tools/shell_differential.py [N] [--seed S]`` prints
 ``renderings N, refused R, rendered-and-run M, payload executions 0, text mismatches 0``.
-The suite runs the same check at a smaller N (tests/test_substitute_bash.py).
+The suite runs the same check at a smaller N (tests/runner/test_substitute_bash.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Run the typed-value swap test exhaustively: every value of every valid fixture and golden case
 replaced by each value of tests/value_swaps.SWAPS, linted, and any internal error reported.
-The suite (tests/test_value_swaps.py) runs a sample of these; this runs them all and says how
+The suite (tests/validator/test_value_swaps.py) runs a sample of these; this runs them all and says how
 many it ran. Exit 1 when a swap made a rule crash.
 
     PYTHONPATH=. python tools/value_swaps.py [--limit N]

@@ -260,10 +260,10 @@ def _lint_in_worker(path: Path, config: Config) -> FileReport:
 def _compile_fast_checks() -> None:
     """Compile the fast schema checks before the workers fork, so every worker inherits them
     (jsonschema itself is only loaded by a worker that meets an invalid file)."""
-    from .schema_check import _fast
+    from .schema_check import fast_validator
 
     for kind in kinds.KINDS:
-        _fast(kind)
+        fast_validator(kind)
 
 
 def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: int = 1) -> LintResult:

@@ -3,7 +3,7 @@
 Nearly every file a pre-commit hook or CI sees is valid. For those, jsonschema's error-collecting
 walk is most of the lint time. This module compiles a schema, once, into nested closures that
 only answer "valid?" for the keywords amllab's generated schemas use; when the answer is no,
-schema_check runs jsonschema to explain why. `tests/test_fastcheck.py` checks the verdicts
+schema_check runs jsonschema to explain why. `tests/validator/test_fastcheck.py` checks the verdicts
 agree with jsonschema's on arbitrary documents. (fastjsonschema was measured as an
 alternative: it generates about 2 MB of Python for these schemas and needs 1.6 s to compile.)
 """

@@ -600,7 +600,7 @@ def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES,
 # is read next to the file that makes it (and linted at once, validator.references), and keeping
 # every file of a large tree would cost more memory and time than the parses it saves. The data
 # and positions are shared by every Document made from one entry: rules read them and must never
-# change them (tests/test_parse_cache.py lints every fixture and compares with a new parse).
+# change them (tests/validator/test_parse_cache.py lints every fixture and compares with a new parse).
 _PARSED: OrderedDict[str, tuple[str, Any, dict, tuple[Diagnostic, ...]]] = OrderedDict()
 _PARSED_LIMIT = 64
 

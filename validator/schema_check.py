@@ -44,7 +44,7 @@ def _validator(kind: str) -> Any:
 
 
 @lru_cache(maxsize=None)
-def _fast(kind: str) -> Any:
+def fast_validator(kind: str) -> Any:
     from .fastcheck import compile_schema
 
     return compile_schema(load_schema(kind))
@@ -52,7 +52,7 @@ def _fast(kind: str) -> Any:
 
 def check_schema(document: Document) -> list[Diagnostic]:
     assert document.kind is not None
-    if _fast(document.kind)(document.data):
+    if fast_validator(document.kind)(document.data):
         return []  # the common case: no need to load jsonschema to explain anything
     validator = _validator(document.kind)
     findings: dict[tuple, Diagnostic] = {}

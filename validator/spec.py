@@ -170,7 +170,7 @@ def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
         experiment_name=_text(data.get("experiment_name")),
         description=_text(data.get("description")),
         tags={str(k): str(v) for k, v in (data.get("tags") or {}).items()},
-        inputs={str(k): _job_input(str(k), v) for k, v in (data.get("inputs") or {}).items()},
+        inputs={str(k): job_input(str(k), v) for k, v in (data.get("inputs") or {}).items()},
         outputs={str(k): _job_output(str(k), v) for k, v in (data.get("outputs") or {}).items()},
         environment_variables={str(k): "" if v is None else str(v)
                                for k, v in (data.get("environment_variables") or {}).items()},
@@ -182,7 +182,7 @@ def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:
 
 
 def sweep_job_from(data: dict[str, Any], base_dir: Path) -> SweepJob:
-    from .rules._values import enum_name
+    from .values import enum_name
     from .search_space import algorithm_of
 
     trial = dict(data.get("trial") or {})
@@ -247,7 +247,7 @@ def _strip_file_scheme(path: str) -> str:
     return path[len("file:"):] if path.startswith("file:") and not path.startswith("file://") else path
 
 
-def _job_input(name: str, value: Any) -> JobInput:
+def job_input(name: str, value: Any) -> JobInput:
     if isinstance(value, dict):
         kind = value.get("type")
         # `{value: 0.01}` (optionally typed) is a literal, as the SDK's input schema reads it.

@@ -83,11 +83,11 @@ def _moment(value: Any, zone: str, key: str) -> datetime | None:
         except ValueError:
             raise TriggerError(f"{key} {value!r} is not an ISO 8601 date-time") from None
     if moment.tzinfo is not None:
-        moment = moment.astimezone(_zone(zone)).replace(tzinfo=None)
+        moment = moment.astimezone(zone_info(zone)).replace(tzinfo=None)
     return moment
 
 
-def _zone(name: str) -> Any:
+def zone_info(name: str) -> Any:
     from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
     from .timezones import _WINDOWS_TO_IANA, windows_spelling

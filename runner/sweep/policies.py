@@ -2,8 +2,10 @@
 
 A policy looks at the primary metric that the trials have logged so far and decides whether
 one trial should be canceled now. Nothing here reads files or clocks: the sweep's loop
-(``sweep.py``) collects the histories, asks :meth:`Policy.check`, and cancels the trial when
-it gets a :class:`Stop` back.
+(``sweep.py``) collects the histories, asks the policy's :meth:`EarlyTermination.check`, and
+cancels the trial when it gets a :class:`Stop` back. Each policy is a small class
+(:class:`BanditPolicy`, :class:`MedianStoppingPolicy`, :class:`TruncationSelectionPolicy`) over
+its pure decision function below, found by its spec's ``type`` in :data:`REGISTRY`.
 
 Vocabulary
 ----------
@@ -68,10 +70,9 @@ from __future__ import annotations
 
 import math
 import statistics
-from dataclasses import dataclass, field
-from typing import Any, Collection, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Collection, Mapping, Sequence
 
-POLICIES = ("bandit", "median_stopping", "truncation_selection")
 GOALS = ("maximize", "minimize")
 
 # A computed threshold carries binary rounding that the learner's paper arithmetic does not;
@@ -355,33 +356,25 @@ def truncation_selection(histories: Mapping[str, Sequence[float]], trial: str, i
 
 # ----------------------------------------------------------------------------- the spec
 @dataclass(frozen=True)
-class Policy:
-    """One sweep's ``early_termination``, normalised (see :func:`policy_from_spec`).
+class EarlyTermination:
+    """One sweep's ``early_termination``, normalised (see :func:`policy_from_spec`): what every
+    policy has (when it applies) and the one decision each makes (:meth:`decide`), as Optuna's
+    pruners share one interface. A policy of its own is a subclass with its ``type``, its
+    settings as fields, :meth:`decide` and :meth:`from_spec`, listed in :data:`REGISTRY`.
 
-    ``evaluation_interval`` and ``delay_evaluation`` are kept as given; :func:`is_due` reads
-    an evaluation_interval of 0 as 1. A bandit has exactly one of the slacks, > 0; a
-    truncation selection has a truncation_percentage from 1 to 99 (ValueError otherwise).
+    ``evaluation_interval`` and ``delay_evaluation`` are kept as given; :func:`is_due` reads an
+    evaluation_interval of 0 as 1 (ValueError for a value that is not a whole number >= 0).
     """
 
-    type: str
+    type: ClassVar[str] = ""
     evaluation_interval: int
     delay_evaluation: int
-    slack_factor: float | None = None
-    slack_amount: float | None = None
-    truncation_percentage: int | None = None
-    exclude_finished_jobs: bool = False
 
     def __post_init__(self) -> None:
-        if self.type not in POLICIES:
-            raise ValueError(f"unknown early-termination policy {self.type!r}; known: {', '.join(POLICIES)}")
         for name in ("evaluation_interval", "delay_evaluation"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise ValueError(f"{name} must be a whole number >= 0, not {value!r}")
-        if self.type == "bandit":
-            _slacks(self.slack_factor, self.slack_amount)
-        if self.type == "truncation_selection":
-            _check_percentage(self.truncation_percentage)  # type: ignore[arg-type]
 
     def check(self, histories: Mapping[str, Sequence[float]], trial: str, interval: int, *, goal: str,
               metric: str = "metric", finished: Collection[str] = frozenset()) -> Stop | None:
@@ -389,34 +382,138 @@ class Policy:
         there (:func:`is_due`) or keeps the trial, else the :class:`Stop`."""
         if not is_due(interval, self.evaluation_interval, self.delay_evaluation):
             return None
-        if self.type == "bandit":
-            return bandit(histories, trial, interval, goal=goal, slack_factor=self.slack_factor,
-                          slack_amount=self.slack_amount, metric=metric)
-        if self.type == "median_stopping":
-            return median_stopping(histories, trial, interval, goal=goal, metric=metric)
-        assert self.truncation_percentage is not None
-        return truncation_selection(histories, trial, interval, goal=goal, percentage=self.truncation_percentage,
-                                    finished=finished, exclude_finished=self.exclude_finished_jobs,
-                                    metric=metric)
+        return self.decide(histories, trial, interval, goal=goal, metric=metric, finished=finished)
+
+    def decide(self, histories: Mapping[str, Sequence[float]], trial: str, interval: int, *, goal: str,
+               metric: str, finished: Collection[str]) -> Stop | None:
+        raise NotImplementedError
+
+    def settings(self) -> list[str]:
+        """The policy's own settings, as ``describe`` shows them."""
+        return []
 
     def describe(self) -> str:
         """One line, e.g. ``bandit (slack_factor 0.1, evaluation_interval 1, delay_evaluation 5)``."""
+        every = f"evaluation_interval {self.evaluation_interval}"
+        parts = [*self.settings(), every + (" (treated as 1)" if self.evaluation_interval == 0 else ""),
+                 f"delay_evaluation {self.delay_evaluation}"]
+        return f"{self.type} ({', '.join(parts)})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The policy as its plan keeps it (:func:`policy_from_json` reads it back)."""
+        return {"type": self.type, **{f.name: getattr(self, f.name) for f in fields(self)}}
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], evaluation_interval: int, delay_evaluation: int) -> EarlyTermination:
+        """The policy a spec's ``early_termination`` of this type describes (ValueError, naming
+        the key, when it cannot)."""
+        return cls(evaluation_interval, delay_evaluation)
+
+
+@dataclass(frozen=True)
+class BanditPolicy(EarlyTermination):
+    """Exactly one of the slacks, > 0 (ValueError otherwise)."""
+
+    type: ClassVar[str] = "bandit"
+    slack_factor: float | None = None
+    slack_amount: float | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _slacks(self.slack_factor, self.slack_amount)
+
+    def decide(self, histories: Mapping[str, Sequence[float]], trial: str, interval: int, *, goal: str,
+               metric: str, finished: Collection[str]) -> Stop | None:
+        return bandit(histories, trial, interval, goal=goal, slack_factor=self.slack_factor,
+                      slack_amount=self.slack_amount, metric=metric)
+
+    def settings(self) -> list[str]:
         parts = []
         if self.slack_factor is not None:
             parts.append(f"slack_factor {self.slack_factor:g}")
         if self.slack_amount is not None:
             parts.append(f"slack_amount {self.slack_amount:g}")
-        if self.type == "truncation_selection":
-            parts.append(f"truncation_percentage {self.truncation_percentage}")
-            parts.append(f"exclude_finished_jobs {'true' if self.exclude_finished_jobs else 'false'}")
-        every = f"evaluation_interval {self.evaluation_interval}"
-        parts.append(every + (" (treated as 1)" if self.evaluation_interval == 0 else ""))
-        parts.append(f"delay_evaluation {self.delay_evaluation}")
-        return f"{self.type} ({', '.join(parts)})"
+        return parts
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], evaluation_interval: int, delay_evaluation: int) -> BanditPolicy:
+        factor, amount = _slack(spec, "slack_factor"), _slack(spec, "slack_amount")
+        if factor is None and amount is None:
+            raise ValueError("early_termination: a bandit policy needs one of slack_factor and slack_amount "
+                             "(a number > 0); it sets neither (or only 0)")
+        if factor is not None and amount is not None:
+            raise ValueError(f"early_termination: a bandit policy takes exactly one of slack_factor and "
+                             f"slack_amount; it sets both (slack_factor {factor:g}, slack_amount {amount:g})")
+        return cls(evaluation_interval, delay_evaluation, slack_factor=factor, slack_amount=amount)
 
 
-def policy_from_spec(early_termination: Mapping[str, Any] | None) -> Policy | None:
-    """The :class:`Policy` that a sweep's ``early_termination`` mapping describes, or None.
+@dataclass(frozen=True)
+class MedianStoppingPolicy(EarlyTermination):
+    type: ClassVar[str] = "median_stopping"
+
+    def decide(self, histories: Mapping[str, Sequence[float]], trial: str, interval: int, *, goal: str,
+               metric: str, finished: Collection[str]) -> Stop | None:
+        return median_stopping(histories, trial, interval, goal=goal, metric=metric)
+
+
+@dataclass(frozen=True)
+class TruncationSelectionPolicy(EarlyTermination):
+    """A truncation_percentage from 1 to 99 (ValueError otherwise)."""
+
+    type: ClassVar[str] = "truncation_selection"
+    truncation_percentage: int | None = None
+    exclude_finished_jobs: bool = False
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        _check_percentage(self.truncation_percentage)  # type: ignore[arg-type]
+
+    def decide(self, histories: Mapping[str, Sequence[float]], trial: str, interval: int, *, goal: str,
+               metric: str, finished: Collection[str]) -> Stop | None:
+        assert self.truncation_percentage is not None
+        return truncation_selection(histories, trial, interval, goal=goal, percentage=self.truncation_percentage,
+                                    finished=finished, exclude_finished=self.exclude_finished_jobs, metric=metric)
+
+    def settings(self) -> list[str]:
+        return [f"truncation_percentage {self.truncation_percentage}",
+                f"exclude_finished_jobs {'true' if self.exclude_finished_jobs else 'false'}"]
+
+    @classmethod
+    def from_spec(cls, spec: Mapping[str, Any], evaluation_interval: int,
+                  delay_evaluation: int) -> TruncationSelectionPolicy:
+        percentage = _whole(spec, "truncation_percentage")
+        if not percentage:
+            raise ValueError("early_termination: a truncation_selection policy needs truncation_percentage "
+                             "(a whole number from 1 to 99)")
+        return cls(evaluation_interval, delay_evaluation, truncation_percentage=percentage,
+                   exclude_finished_jobs=_flag(spec, "exclude_finished_jobs"))
+
+
+# The policies, by their spec's ``type`` (the one list of them).
+REGISTRY: dict[str, type[EarlyTermination]] = {
+    policy.type: policy for policy in (BanditPolicy, MedianStoppingPolicy, TruncationSelectionPolicy)}
+POLICIES = tuple(REGISTRY)
+
+
+def Policy(type: str, evaluation_interval: int = 0, delay_evaluation: int = 0, **settings: Any) -> EarlyTermination:
+    """The policy ``type`` with these settings (those the policy has no field for must be None)."""
+    cls = REGISTRY.get(type)
+    if cls is None:
+        raise ValueError(f"unknown early-termination policy {type!r}; known: {', '.join(POLICIES)}")
+    own = {f.name for f in fields(cls)}
+    stray = sorted(key for key, value in settings.items() if key not in own and value is not None)
+    if stray:
+        raise TypeError(f"a {type} policy has no setting {stray[0]}")
+    return cls(evaluation_interval, delay_evaluation, **{k: v for k, v in settings.items() if k in own})
+
+
+def policy_from_json(data: Mapping[str, Any]) -> EarlyTermination:
+    """A policy as :meth:`EarlyTermination.to_json` kept it."""
+    return Policy(**dict(data))
+
+
+def policy_from_spec(early_termination: Mapping[str, Any] | None) -> EarlyTermination | None:
+    """The policy that a sweep's ``early_termination`` mapping describes, or None.
 
     * None or an empty mapping: no policy.
     * ``type`` in any case or CamelCase: compared after removing "_" and lower-casing
@@ -441,25 +538,8 @@ def policy_from_spec(early_termination: Mapping[str, Any] | None) -> Policy | No
         return None
     spec = early_termination
     kind = _policy_type(spec.get("type"))
-    common = {"evaluation_interval": _whole(spec, "evaluation_interval") or 0,
-              "delay_evaluation": _whole(spec, "delay_evaluation") or 0}
-    if kind == "bandit":
-        factor, amount = _slack(spec, "slack_factor"), _slack(spec, "slack_amount")
-        if factor is None and amount is None:
-            raise ValueError("early_termination: a bandit policy needs one of slack_factor and slack_amount "
-                             "(a number > 0); it sets neither (or only 0)")
-        if factor is not None and amount is not None:
-            raise ValueError(f"early_termination: a bandit policy takes exactly one of slack_factor and "
-                             f"slack_amount; it sets both (slack_factor {factor:g}, slack_amount {amount:g})")
-        return Policy("bandit", slack_factor=factor, slack_amount=amount, **common)
-    if kind == "median_stopping":
-        return Policy("median_stopping", **common)
-    percentage = _whole(spec, "truncation_percentage")
-    if not percentage:
-        raise ValueError("early_termination: a truncation_selection policy needs truncation_percentage "
-                         "(a whole number from 1 to 99)")
-    return Policy("truncation_selection", truncation_percentage=percentage,
-                  exclude_finished_jobs=_flag(spec, "exclude_finished_jobs"), **common)
+    return REGISTRY[kind].from_spec(spec, _whole(spec, "evaluation_interval") or 0,
+                                    _whole(spec, "delay_evaluation") or 0)
 
 
 def _policy_type(value: Any) -> str:

@@ -2,7 +2,7 @@
 
 The sweep's supervisor is the service's hyperparameter-tuning controller. It samples a
 configuration whenever fewer than ``max_concurrent_trials`` trials are active, runs each trial
-as a command job through :class:`runner.supervisor.JobRun` (the same prepare, execute and
+as a command job through :class:`runner.command.JobRun` (the same prepare, execute and
 finalize as any command job, in ``runs/<sweep>/trials/<sweep>_<n>/``, each its own MLflow child
 run of the sweep's run with its hyperparameters logged as params), reads every running trial's
 primary metric back from MLflow, and applies the early-termination policy to each new interval.
@@ -40,19 +40,19 @@ import os
 import secrets
 import threading
 import time
-from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Mapping
 
 from validator.spec import JobOutput, Spec
 
-from .. import command, inputs, process, status
+from .. import command, contract, expectations as lab_expectations, inputs, process, status
 from ..errors import RunnerError
-from ..supervisor import JobRun, Walk
+from ..plans import Plan, SweepPlan
+from ..command import JobRun
+from ..contract import TRIALS, Cancel, Executor, Submission, Walk, register
 from ..workspace import Workspace
 from . import policies, sampling
 
-TRIALS = "trials"
 SNAPSHOT = "snapshot"
 # How often the running trials' metrics are read back: often with a policy to apply, seldom
 # when only the live table and `job show` want them.
@@ -70,7 +70,7 @@ def trial_name(sweep: str, index: int) -> str:
 
 # -- planning (in `aml-run job create`) ----------------------------------------------------------
 
-def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> dict[str, Any]:
+def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> SweepPlan:
     """Resolve the sweep and its trial template; raise before anything runs if it cannot."""
     job = spec.sweep_job()
     try:
@@ -93,27 +93,26 @@ def plan_sweep(spec: Spec, workspace: Workspace, name: str, run_dir: Path) -> di
         "timeout": _floored(job.timeout, floor),
         "trial_timeout": _floored(job.trial_timeout, floor),
     }
-    trial["timeout"] = limits["trial_timeout"]
-    return {
-        **{key: trial[key] for key in ("display_name", "experiment_name", "description", "tags", "spec",
-                                       "overrides", "command", "code", "environment", "compute", "inputs",
-                                       "outputs", "workspace", "tracking_uri")},
-        "name": name,
-        "type": "sweep",
-        "trial": trial,
-        "search_space": job.search_space,
-        "space_size": space.size,
-        "sampling": {"algorithm": job.sampling_algorithm, "rule": job.rule, "seed": seed,
-                     "seed_given": job.seed is not None, "logbase": job.logbase},
-        "objective": {"goal": job.goal, "primary_metric": job.primary_metric},
-        "limits": limits,
-        "limits_as_written": {"timeout": job.timeout, "trial_timeout": job.trial_timeout},
-        "early_termination": asdict(policy) if policy else None,
+    trial.timeout = limits["trial_timeout"]
+    return SweepPlan(
+        name=name, display_name=trial.display_name, experiment_name=trial.experiment_name,
+        description=trial.description, tags=trial.tags, spec=trial.spec, overrides=trial.overrides,
+        command=trial.command, code=trial.code, environment=trial.environment, compute=trial.compute,
+        inputs=trial.inputs, outputs=trial.outputs, workspace=trial.workspace, tracking_uri=trial.tracking_uri,
+        trial=trial,
+        search_space=job.search_space,
+        space_size=space.size,
+        sampling={"algorithm": job.sampling_algorithm, "rule": job.rule, "seed": seed,
+                  "seed_given": job.seed is not None, "logbase": job.logbase},
+        objective={"goal": job.goal, "primary_metric": job.primary_metric},
+        limits=limits,
+        limits_as_written={"timeout": job.timeout, "trial_timeout": job.trial_timeout},
+        early_termination=policy.to_json() if policy else None,
         # Each trial plans its outputs in its own folder (the name `${{name}}` of an output
         # path is the trial's); a named output is registered once, from the best trial.
-        "trial_outputs": {key: {"type": value.type, "mode": value.mode, "path": value.path}
-                          for key, value in job.trial.outputs.items()},
-    }
+        trial_outputs={key: {"type": value.type, "mode": value.mode, "path": value.path}
+                       for key, value in job.trial.outputs.items()},
+    )
 
 
 def _timeout_floor() -> int:
@@ -140,9 +139,9 @@ class Trial:
         self.index = index
         self.number = suggestion.number
         self.params = suggestion.params
-        self.name = trial_name(sweep.plan["name"], index)
+        self.name = trial_name(sweep.plan.name, index)
         self.run_dir = sweep.run_dir / TRIALS / self.name
-        self.cancel = command.Cancel()
+        self.cancel = contract.Cancel()
         self.exited = threading.Event()     # its command is over: it no longer counts as active
         self.done = threading.Event()       # its final state is recorded
         self.history: list[float] = []      # primary-metric values, as read back from MLflow
@@ -150,7 +149,7 @@ class Trial:
         self.stopped_by: dict[str, Any] | None = None
         self.unusable = False               # it logged NaN or infinity: out of the policy's reach
         self.read_final = False             # its last values are read and the sampler told
-        self.outcome: command.Outcome | None = None
+        self.outcome: contract.Outcome | None = None
         self.final_row: dict[str, Any] | None = None
         self._run_id: str | None = None
         self.thread: threading.Thread | None = None
@@ -159,30 +158,28 @@ class Trial:
 
     def create(self) -> None:
         sweep = self.sweep
-        template = sweep.plan["trial"]
+        template = sweep.plan.trial
         texts = {key: sampling.format_value(value) for key, value in self.params.items()}
         outputs = {key: inputs.plan_output(JobOutput(key, value["type"], value["mode"], value["path"]),
                                            self.run_dir, sweep.workspace, self.name)
-                   for key, value in sweep.plan["trial_outputs"].items()}
-        plan = {
-            **template,
-            "name": self.name,
-            "display_name": self.name,
-            "code": str(sweep.run_dir / SNAPSHOT) if template.get("code") else None,
-            "outputs": outputs,
-            "parent": sweep.plan["name"],
-            "params": self.params,
-            "mlflow_tags": {"mlflow.parentRunId": sweep.parent_run_id or "",
-                            "amllab.parent": sweep.plan["name"]},
-            "mlflow_params": texts,
-            "known_values": {f"search_space.{key}": text for key, text in texts.items()},
+                   for key, value in sweep.plan.trial_outputs.items()}
+        plan = template.copy(
+            name=self.name,
+            display_name=self.name,
+            code=str(sweep.run_dir / SNAPSHOT) if template.code else None,
+            outputs=outputs,
+            parent=sweep.plan.name,
+            params=self.params,
+            mlflow_tags={"mlflow.parentRunId": sweep.parent_run_id or "", "amllab.parent": sweep.plan.name},
+            mlflow_params=texts,
+            known_values={f"search_space.{key}": text for key, text in texts.items()},
             # "inputs, outputs, and parameters are accessible as environment variables using the
             # prefix AZUREML_SWEEP_" (SweepJob's docstring).
-            "values_prefix": "AZUREML_SWEEP_",
-        }
+            values_prefix="AZUREML_SWEEP_",
+        )
         self.run_dir.mkdir(parents=True)
-        status.write_json_atomic(self.run_dir / command.PLAN, plan)
-        status.create(self.run_dir, {"name": self.name, "type": "command", "parent": sweep.plan["name"],
+        contract.write_plan(self.run_dir, plan)
+        status.create(self.run_dir, {"name": self.name, "type": "command", "parent": sweep.plan.name,
                                      "creation_time": status.now(), "params": self.params,
                                      "supervisor": sweep.supervisor})
 
@@ -192,7 +189,7 @@ class Trial:
 
     def _walk(self) -> None:
         run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
-        outcome = command.Outcome("Failed", None, {"code": "InternalError", "message": "the trial's walk stopped"})
+        outcome = contract.Outcome("Failed", None, {"code": "InternalError", "message": "the trial's walk stopped"})
         try:
             outcome = run.until_finalizing()
         finally:
@@ -247,16 +244,16 @@ class SweepRun(Walk):
     parent MLflow run, the sampler), Running (the controller loop), Finalizing (the best
     trial), and its final state."""
 
-    def __init__(self, run_dir: Path, cancel: command.Cancel | None = None, alone: bool = True) -> None:
+    def __init__(self, run_dir: Path, cancel: contract.Cancel | None = None, alone: bool = True) -> None:
         """``alone``: the supervisor runs nothing else (not a pipeline's sweep step), so every
         process re-parented to it is this sweep's."""
         super().__init__(run_dir, cancel)
         self.alone = alone
         plan = self.plan
-        self.goal = plan["objective"]["goal"]
-        self.metric = plan["objective"]["primary_metric"]
-        self.limits = plan["limits"]
-        self.policy = policies.Policy(**plan["early_termination"]) if plan.get("early_termination") else None
+        self.goal = plan.objective["goal"]
+        self.metric = plan.objective["primary_metric"]
+        self.limits = plan.limits
+        self.policy = policies.policy_from_json(plan.early_termination) if plan.early_termination else None
         self.trials: list[Trial] = []
         self.wake = threading.Event()
         self.parent_run_id: str | None = None
@@ -269,15 +266,15 @@ class SweepRun(Walk):
 
     # -- Queued, Preparing ------------------------------------------------------------------
 
-    def until_finalizing(self) -> command.Outcome:
-        def steps() -> command.Outcome:
+    def until_finalizing(self) -> contract.Outcome:
+        def steps() -> contract.Outcome:
             self.cancel.interruptible = self.alone
             self.enter("Queued")
             self.enter("Preparing")
             self._prepare()
             self.cancel.interruptible = False
             if self.cancel.requested:
-                return command.Outcome("Canceled", None, {"code": "Canceled",
+                return contract.Outcome("Canceled", None, {"code": "Canceled",
                                                           "message": "the sweep was canceled before it ran"})
             self.enter("Running")
             return self._control()
@@ -288,24 +285,24 @@ class SweepRun(Walk):
         from ..snapshot import take_snapshot
 
         plan, log = self.plan, self.log
-        if plan.get("code"):
+        if plan.code:
             # One snapshot for every trial, taken now, as the service snapshots at submission.
-            report = take_snapshot(Path(plan["code"]), self.run_dir / SNAPSHOT, exclude=(self.workspace.folder,))
-            log(f"snapshot of {plan['code']}: {report.files} files, {report.bytes} bytes"
+            report = take_snapshot(Path(plan.code), self.run_dir / SNAPSHOT, exclude=(self.workspace.folder,))
+            log(f"snapshot of {plan.code}: {report.files} files, {report.bytes} bytes"
                 + (f", {report.ignored} ignored by {report.ignore_file}" if report.ignored else ""))
             for warning in report.warnings:
                 log(f"warning: {warning}")
         self.tracking.check_reachable()
-        run = self.tracking.start_run(plan["experiment_name"], plan["display_name"],
-                                      {"mlflow.runName": plan["display_name"], "amllab.job": plan["name"],
-                                       "amllab.type": "sweep", **plan.get("tags", {})})
+        run = self.tracking.start_run(plan.experiment_name, plan.display_name,
+                                      {"mlflow.runName": plan.display_name, "amllab.job": plan.name,
+                                       "amllab.type": "sweep", **plan.tags})
         self.parent_run_id = run["run_id"]
-        status.update(self.run_dir, mlflow={"tracking_uri": plan["tracking_uri"], "run_id": run["run_id"],
+        status.update(self.run_dir, mlflow={"tracking_uri": plan.tracking_uri, "run_id": run["run_id"],
                                             "experiment_id": run["experiment_id"]})
-        log(f"MLflow run {run['run_id']} in experiment '{plan['experiment_name']}' ({plan['tracking_uri']}); "
+        log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri}); "
             "each trial is a child run of it")
-        space = sampling.parse_space(plan["search_space"])
-        settings = plan["sampling"]
+        space = sampling.parse_space(plan.search_space)
+        settings = plan.sampling
         self.sampler = sampling.make_sampler(settings["algorithm"], space, seed=settings["seed"],
                                              rule=settings["rule"], logbase=settings["logbase"], goal=self.goal)
         described = settings["algorithm"] + (" (sobol)" if settings["rule"] == "sobol" else "")
@@ -318,17 +315,17 @@ class SweepRun(Walk):
             f"{limits['max_concurrent_trials']}, timeout {limits['timeout'] or 'none'}, trial_timeout "
             f"{limits['trial_timeout'] or 'none'}" + self._floor_note())
         log(f"early termination: {self.policy.describe() if self.policy else 'none (every trial runs to its end)'}")
-        log(plan["compute"]["note"])
+        log(plan.compute["note"])
 
     def _floor_note(self) -> str:
-        written = self.plan.get("limits_as_written") or {}
+        written = self.plan.limits_as_written or {}
         raised = [f"{key} {written[key]} -> {self.limits[key]}" for key in ("timeout", "trial_timeout")
                   if written.get(key) and self.limits.get(key) != written[key] and written[key] > 0]
         return f" (raised to the SDK's minimum: {', '.join(raised)})" if raised else ""
 
     # -- Running: the controller ---------------------------------------------------------------
 
-    def _control(self) -> command.Outcome:
+    def _control(self) -> contract.Outcome:
         timeout = self.limits.get("timeout")
         deadline = time.monotonic() + timeout if timeout else None
         try:
@@ -354,7 +351,7 @@ class SweepRun(Walk):
             self._wait_for_trials()
             self._read_metrics(final=True)
             strays = process.stop_descendants(keep=self.keep()) if self.alone else \
-                process.stop_marked(command.MARKER, str(self.run_dir))
+                process.stop_marked(contract.MARKER, str(self.run_dir))
             if strays:
                 self.log(f"stopped {strays} process(es) the trials left running")
             self._write_summary()
@@ -480,20 +477,20 @@ class SweepRun(Walk):
 
     # -- what it found ------------------------------------------------------------------------
 
-    def _outcome(self) -> command.Outcome:
+    def _outcome(self) -> contract.Outcome:
         states = [trial.record().get("status") for trial in self.trials]
         if self.cancel.requested:
-            return command.Outcome("Canceled", None, {"code": "Canceled", "message": "the sweep was canceled"})
+            return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the sweep was canceled"})
         if self.timed_out:
-            return command.Outcome("Canceled", None, {"code": "SweepTimeout", "message":
+            return contract.Outcome("Canceled", None, {"code": "SweepTimeout", "message":
                                                       f"the sweep ran past limits.timeout ({self.limits['timeout']} s); "
                                                       "it and its running trials were canceled"})
         if states and all(state == "Failed" for state in states):
             first = self.trials[0]
-            return command.Outcome("Failed", None, {"code": "AllTrialsFailed", "message":
+            return contract.Outcome("Failed", None, {"code": "AllTrialsFailed", "message":
                                                     f"every trial failed; see {first.name}'s log: "
-                                                    f"{first.run_dir / command.USER_LOG}"})
-        return command.Outcome("Completed", 0)
+                                                    f"{first.run_dir / contract.USER_LOG}"})
+        return contract.Outcome("Completed", 0)
 
     def summary(self) -> dict[str, Any]:
         """The trials table and the best trial, as ``job show`` reports them."""
@@ -525,7 +522,7 @@ class SweepRun(Walk):
             status.update(self.run_dir, **summary)
             self._summary_written = summary
 
-    def finalize(self, outcome: command.Outcome) -> None:
+    def finalize(self, outcome: contract.Outcome) -> None:
         self.enter("Finalizing")
         summary = self.summary()
         best = summary["best_trial"]
@@ -559,13 +556,13 @@ class SweepRun(Walk):
         """A sweep output with ``name:`` is registered once, from the best trial (the sweep's
         outputs are its best trial's: ``az ml job download --output-name`` fetches those)."""
         registered = {}
-        trial_plan = status.read(self.run_dir / TRIALS / best, command.PLAN)
-        for key, planned in self.plan["outputs"].items():
+        trial_plan = contract.read_plan(self.run_dir / TRIALS / best)
+        for key, planned in self.plan.outputs.items():
             if planned.get("asset_name"):
-                produced = trial_plan["outputs"][key]
+                produced = trial_plan.outputs[key]
                 version = self.workspace.register("data", planned["asset_name"], planned.get("asset_version"),
                                                   {"type": planned["type"], "path": produced["path"],
-                                                   "description": f"output {key} of sweep {self.plan['name']} "
+                                                   "description": f"output {key} of sweep {self.plan.name} "
                                                                   f"(best trial {best})"})
                 registered[key] = f"{planned['asset_name']}:{version}"
                 self.log(f"registered output {key} of the best trial as data asset {registered[key]}")
@@ -590,3 +587,126 @@ def best_trial(rows: list[dict[str, Any]], goal: str) -> dict[str, Any] | None:
         if best is None or (value > best["metric"] if goal == "maximize" else value < best["metric"]):
             best = {"name": row["name"], "params": row["params"], "metric": value}
     return best
+
+
+def trial_dirs(run_dir: Path) -> list[Path]:
+    """A sweep's trials' run folders, in the order they were scheduled (named <sweep>_<n>)."""
+    folder = run_dir / TRIALS
+    if not folder.is_dir():
+        return []
+    return sorted((p for p in folder.iterdir() if (p / status.FILE).is_file()),
+                  key=lambda p: int(p.name.rpartition("_")[2]))
+
+
+class SweepExecutor(Executor):
+    """Sweep jobs: a controller samples trials, each a command job of its own."""
+
+    type = "sweep"
+    spec_kind = "sweepJob"
+    # The sweep's own log is its controller's (its trials have their std_log.txt each).
+    log_file = contract.SYSTEM_LOG
+
+    def plan(self, spec: Spec, workspace: Workspace, name: str, run_dir: Path, submission: Submission) -> SweepPlan:
+        return plan_sweep(spec, workspace, name, run_dir)
+
+    def walk(self, run_dir: Path, cancel: Cancel | None = None, alone: bool = True) -> SweepRun:
+        return SweepRun(run_dir, cancel=cancel, alone=alone)
+
+    def children(self, run_dir: Path) -> list[Path]:
+        return trial_dirs(run_dir)
+
+    def outputs_run(self, run_dir: Path, plan: Plan, record: dict[str, Any]) -> tuple[Path, Plan] | None:
+        # A sweep's outputs are its best trial's (what `az ml job download` fetches).
+        best = record.get("best_trial")
+        if not best:
+            return None
+        best_dir = run_dir / TRIALS / best["name"]
+        return best_dir, contract.read_plan(best_dir)
+
+    def no_outputs(self, name: str, plan: Plan) -> str:
+        assert isinstance(plan, SweepPlan)
+        return (f"sweep {name} has no best trial (no trial logged {plan.objective['primary_metric']}), "
+                "so it has no outputs to download")
+
+    def output_origin(self, run_dir: Path, plan: Plan, record: dict[str, Any], port: str) -> str:
+        if record.get("best_trial"):
+            return f"output {port} of {record['best_trial']['name']}"
+        return super().output_origin(run_dir, plan, record, port)
+
+    def show(self, workspace: Workspace, run_dir: Path, plan: Plan, record: dict[str, Any],
+             read: Any) -> dict[str, Any]:
+        assert isinstance(plan, SweepPlan)
+        best = record.get("best_trial")
+        return {
+            "trials": trial_rows(run_dir, record, read),
+            "best_trial": best,
+            "sampling_algorithm": plan.sampling,
+            "search_space": plan.search_space,
+            "objective": plan.objective,
+            "limits": plan.limits,
+            "early_termination": plan.early_termination,
+            # The properties the service reports on a sweep.
+            "properties": {"space_size": plan.space_size,
+                           "best_child_run_id": best["name"] if best else None,
+                           "score": best["metric"] if best else None},
+        }
+
+    def download_extras(self, run_dir: Path, target: Path) -> None:
+        # The how-to page: "download all default and named outputs of the best trial job and
+        # logs of the sweep job".
+        import shutil
+
+        shutil.copytree(run_dir / "system_logs", target / "sweep_logs", dirs_exist_ok=True)
+
+    def summary(self, shown: dict[str, Any]) -> str:
+        best = shown.get("best_trial")
+        stopped = sum(1 for row in shown["trials"] if row.get("stopped_by"))
+        return (f"sweep {shown['name']}: {shown['status']}, {len(shown['trials'])} trials, {stopped} canceled "
+                f"by the policy, " + (f"best {best['name']} ({best['metric']:.4g}, {best['params']})"
+                                      if best else "no best trial"))
+
+    def expectations(self, expect: Mapping[str, Any], shown: dict[str, Any]) -> list[str]:
+        """A lab's ``trials``, ``canceled_by_policy`` and ``best_trial``; its ``metrics`` are the
+        best trial's."""
+        problems = []
+        trials = shown["trials"]
+        if "trials" in expect and len(trials) != expect["trials"]:
+            problems.append(f"the sweep ran {len(trials)} trials, expected {expect['trials']}")
+        stopped = sum(1 for row in trials if row.get("stopped_by"))
+        problems += lab_expectations.bounds("trials canceled by the policy", stopped, expect.get("canceled_by_policy"))
+        wanted = expect.get("best_trial") or {}
+        best = shown.get("best_trial")
+        if wanted and best is None:
+            problems.append("the sweep has no best trial (no trial logged its primary metric)")
+        elif wanted:
+            problems += lab_expectations.bounds("the best trial's metric", best["metric"], wanted.get("metric"))
+            for key, value in (wanted.get("params") or {}).items():
+                if best["params"].get(key) != value:
+                    problems.append(f"the best trial has {key}={best['params'].get(key)!r}, expected {value!r}")
+        best_metrics = next((row["metrics"] for row in trials if best and row["name"] == best["name"]), {})
+        return problems + lab_expectations.metrics(expect.get("metrics"), best_metrics)
+
+    def console(self) -> Any:
+        from . import view
+
+        return view
+
+
+def trial_rows(run_dir: Path, record: dict[str, Any], read: Any) -> list[dict[str, Any]]:
+    """A sweep's trials table: the controller's rows (params, metrics, the policy's decision),
+    each with its trial's state as ``read`` (the current record) gives it, the one `job list
+    --parent-job-name` shows, so the two agree even when the controller died before it could
+    write its last table; a trial created after that table has a row too."""
+    tabled = {row["name"]: row for row in record.get("trials") or []}
+    rows = []
+    for trial_dir in trial_dirs(run_dir):
+        own = read(trial_dir)
+        row = tabled.get(trial_dir.name) or {
+            "name": trial_dir.name, "status": None, "params": own.get("params") or {}, "metrics": own.get("metrics") or {},
+            "intervals": 0, "metric": None, "stopped_by": own.get("stopped_by")}
+        rows.append({**row, "status": own.get("status"), "error": own.get("error"),
+                     "start_time": own.get("start_time"), "end_time": own.get("end_time")})
+    return rows
+
+
+EXECUTOR = register(SweepExecutor())

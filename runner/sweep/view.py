@@ -1,25 +1,23 @@
 """What a learner watches: the live table of a running sweep, and the picture of its trials.
 
-:func:`follow` is ``job create --stream`` and ``job stream`` for a sweep on a terminal: one
-table of the trials (running, completed, canceled by the policy and why, failed), the best
-trial so far and a progress bar against ``max_total_trials``, redrawn as the controller writes
-its summary. :func:`summary_table` prints the same table once (the end of a streamed sweep when
-the output is not a terminal). :func:`plot` is ``job plot``: every trial's primary-metric curve,
+:func:`render` is what ``job create --stream`` and ``job stream`` show for a sweep on a terminal
+(``runner.jobs.follow`` redraws it as the controller writes its summary): one table of the
+trials (running, completed, canceled by the policy and why, failed), the best trial so far and a
+progress bar against ``max_total_trials``. :func:`summary_table` prints the same table once (the
+end of a streamed sweep when the output is not a terminal). :func:`plot` is ``job plot``: every trial's primary-metric curve,
 a cross where the policy stopped a trial, the best trial drawn thick.
 rich and matplotlib are imported here only, when they are used.
 """
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from .. import jobs, status
+from .. import status
 from ..errors import RunnerError
 from ..workspace import Workspace
 
-REFRESH = 0.25
 # Rows of the live table: every active trial, then the most recent ended ones up to this.
 MAX_ROWS = 24
 STATE_STYLE = {"Completed": "green", "Failed": "red", "Canceled": "yellow", "Running": "cyan",
@@ -137,27 +135,6 @@ def _rows_to_show(trials: list[dict[str, Any]], cap: int) -> list[dict[str, Any]
     return [row for row in trials if row["name"] in keep]
 
 
-def follow(workspace: Workspace, name: str, out: TextIO, cancel_on_interrupt: bool = True) -> int:
-    """The live table until the sweep ends; Ctrl-C cancels it (``job create --stream``) or
-    stops following (``job stream``). Returns 0 for Completed, 1 otherwise, 130 detached."""
-    from rich.console import Console
-    from rich.live import Live
-
-    console = Console(file=out)
-    latest = {"shown": jobs.show(workspace, name)}
-    with Live(render(latest["shown"]), console=console, refresh_per_second=4, transient=False) as live:
-        def step() -> bool:
-            latest["shown"] = jobs.show(workspace, name)
-            live.update(render(latest["shown"]))
-            return latest["shown"]["status"] in status.TERMINAL
-
-        if jobs.watch(workspace, name, out, step, REFRESH, cancel_on_interrupt, on_detach=live.stop) == 130:
-            return 130
-    shown = latest["shown"]
-    _write_summary_lines(out, shown)
-    return jobs.exit_code(shown["status"])
-
-
 def summary_table(shown: dict[str, Any], out: TextIO) -> None:
     """The trials table once, without colours or redrawing (for logs and pipes)."""
     from rich.console import Console
@@ -166,7 +143,8 @@ def summary_table(shown: dict[str, Any], out: TextIO) -> None:
     console.print(render(shown, rows_cap=10_000))
 
 
-def _write_summary_lines(out: TextIO, shown: dict[str, Any]) -> None:
+def summary_lines(out: TextIO, shown: dict[str, Any]) -> None:
+    """The end of a followed sweep: its state, its best trial, what went wrong."""
     best = shown.get("best_trial")
     out.write(f"\nExecution Summary\n=================\nRunId: {shown['name']}\nStatus: {shown['status']}\n")
     if best:
@@ -178,12 +156,13 @@ def _write_summary_lines(out: TextIO, shown: dict[str, Any]) -> None:
 
 # -- job plot -------------------------------------------------------------------------------------
 
-def plot(workspace: Workspace, name: str, output: Path) -> Path:
-    """Write a PNG of every trial's primary-metric curve (one point per interval): canceled
-    trials end in a cross at the interval the policy stopped them, failed ones are dashed, the
-    best trial is drawn thick and named. Returns the file written."""
-    shown = jobs.show(workspace, name)
-    if shown["type"] != "sweep":
+def plot(workspace: Workspace, shown: dict[str, Any], output: Path) -> Path:
+    """Write a PNG of every trial's primary-metric curve (one point per interval) of the sweep
+    ``job show`` gave as ``shown``: canceled trials end in a cross at the interval the policy
+    stopped them, failed ones are dashed, the best trial is drawn thick and named. Returns the
+    file written."""
+    name = shown["name"]
+    if "trials" not in shown:
         raise RunnerError(f"job {name} is a {shown['type']} job; job plot draws a sweep's trials "
                           "(aml-run job show shows this job's metrics)")
     metric, goal = shown["objective"]["primary_metric"], shown["objective"]["goal"]

@@ -1,5 +1,5 @@
 """Planted defects: each planter takes a valid fixture (as data), plants one known defect, and
-names the code that must catch it. tests/test_planted.py runs every planter on every valid
+names the code that must catch it. tests/validator/test_planted_defects.py runs every planter on every valid
 fixture it applies to; tools/planted_report.py prints the per-family table (planted, caught,
 share) together with the share of valid fixtures that stay clean.
 

@@ -6,7 +6,7 @@ A check function yields :class:`Finding` values (what is wrong, where, the fix) 
 its code or severity: :meth:`Rule.check`, which the engine calls, stamps both from the
 declaration, as ruff assigns a code once, in one table. One function owns one code; where
 several rules share their logic (AML202-AML204, undeclared references), each is a registered
-function of its own that calls the shared helper (tests/test_rule_registry.py holds rules to
+function of its own that calls the shared helper (tests/validator/test_rule_registry.py holds rules to
 this).
 
 A rule's documentation ends with up to two paragraphs of its own. ``See:`` lists the public

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Iterator
 
 from ..loader import Document, Path_, count_before
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 
 
 @dataclass

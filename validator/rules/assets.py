@@ -24,7 +24,7 @@ from ..suggest import closest
 from ._base import check
 from ._commands import holders, word_span
 from ._shape import problems as shape_problems
-from ._values import mapping as _mapping, text
+from ..values import mapping as _mapping, text
 from .file_level import JOB
 
 # What each role of a reference is called in messages.

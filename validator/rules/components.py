@@ -15,8 +15,8 @@ from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
-from ._values import mapping as _mapping
-from ._values import sdk_number as _number
+from ..values import mapping as _mapping
+from ..values import sdk_number as _number
 from .expressions import _occurrence, command_sites
 
 COMPONENT = """\

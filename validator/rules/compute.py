@@ -22,7 +22,7 @@ from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
 from ._base import check
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 from .file_level import JOB
 
 JOB_KINDS = ("commandJob", "sweepJob")
@@ -856,7 +856,7 @@ def _writes_outputs_by_command(command: Any) -> bool:
 
 
 # Its examples need a training script on disk, which a text example cannot carry:
-# tests/test_compute.py runs both next to a real script instead.
+# tests/validator/test_compute_rules.py runs both next to a real script instead.
 @check("AML416", "spot-without-checkpoints", Severity.INFO,
        "A spot job's script never writes to `./outputs`, so a preempted job starts over.",
        examples_are_runnable=False,

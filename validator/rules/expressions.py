@@ -13,7 +13,7 @@ from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
 from ._commands import command_owners
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 from .file_level import JOB
 
 COMMAND_KINDS = ("commandJob", "sweepJob", "commandComponent", "pipelineJob", "pipelineComponent")

@@ -19,7 +19,7 @@ from .. import expressions
 from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_, count_before
 from ._base import check
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 from .expressions import command_sites
 from .file_level import JOB
 

@@ -17,8 +17,8 @@ from ..loader import Document, Path_, count_before
 from ..references import Referenced, is_arm_id, is_local_path, resolve, step_users
 from ..suggest import closest
 from ._base import check, declare
-from ._values import mapping as _mapping
-from ._values import sdk_number
+from ..values import mapping as _mapping
+from ..values import sdk_number
 from .components import enum_contains
 
 PIPELINES = ("pipelineJob", "pipelineComponent")

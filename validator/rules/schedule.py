@@ -31,7 +31,7 @@ from ..references import Referenced, is_arm_id, is_local_path, resolve
 from ..suggest import closest
 from ._base import check
 from ._shape import problems as shape_problems
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 
 KINDS = ("schedule",)
 JOB_KINDS = ("commandJob", "sweepJob", "pipelineJob")

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, Iterator
 
-from .. import expressions
+from .. import early_termination, expressions
 from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from ..references import is_local_path, resolve
@@ -25,13 +25,13 @@ from ..search_space import (GAUSSIAN, QUANTIZED, RANGED, SearchSpace, accepts, a
                             value_key)
 from ..suggest import closest
 from ._base import check
-from ._values import enum_name as _normalise
-from ._values import mapping as _mapping
+from ..values import enum_name as _normalise
+from ..values import mapping as _mapping
 
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")
 PIPELINE_KINDS = ("pipelineJob", "pipelineComponent")
 
-POLICIES = ("bandit", "median_stopping", "truncation_selection")
+POLICIES = tuple(early_termination.POLICIES)
 
 NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 MAX_TRIALS = 1000

@@ -19,7 +19,7 @@ from ..references import resolve
 from ..suggest import closest
 from ._base import check
 from ._commands import Holder, holders, word_span
-from ._values import mapping as _mapping
+from ..values import mapping as _mapping
 from .file_level import JOB
 
 SWEEP_KINDS = ("sweepJob", "pipelineJob", "pipelineComponent")

@@ -7,7 +7,7 @@ built with the engine directly where the screen needs a particular question.
 
 After a deliberate change of the screens (or a Textual upgrade, pinned in pyproject.toml):
 
-    .venv/bin/python -m pytest tests/test_quiz_snapshots.py --snapshot-update
+    .venv/bin/python -m pytest tests/quiz/test_snapshots.py --snapshot-update
 
 and look at the SVGs in tests/__snapshots__/test_quiz_snapshots/ before committing them.
 """

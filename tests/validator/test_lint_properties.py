@@ -17,7 +17,7 @@ from validator.engine import lint_bytes, lint_text
 from validator.rules import RULES
 from validator.schema_check import ignored_here
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VALID = sorted((ROOT / "tests" / "fixtures" / "valid").rglob("*.yml"))
 SPECS = [p for p in VALID if p.parent.name in {"commandJob", "sweepJob", "pipelineJob", "commandComponent",
                                                "pipelineComponent", "schedule"}]

@@ -15,7 +15,7 @@ import pytest
 
 from amlrun import aml_run, lab, nothing_ran  # noqa: F401
 from conftest import ROOT
-from runner import command, jobs, process, scenarios
+from runner import contract, jobs, process, scenarios
 from runner.workspace import Workspace
 
 TF_LAB = ROOT / "scenarios" / "distributed-tensorflow"
@@ -34,7 +34,7 @@ def run(lab_folder: Path, spec: Path, *overrides: str) -> tuple[dict, Path]:
 
 
 def assert_nothing_left(run_dir: Path) -> None:
-    left = process.processes_marked(command.MARKER, str(run_dir))
+    left = process.processes_marked(contract.MARKER, str(run_dir))
     assert left == [], [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in left if Path(f"/proc/{pid}").exists()]
 
 
@@ -52,7 +52,7 @@ def tf_configs(shown: dict) -> dict[tuple[str, int], dict]:
 def test_tensorflow_tasks_get_the_services_tf_config_and_the_ps_is_stopped(lab: Path) -> None:  # noqa: F811
     shown, run_dir = run(lab, TF_LAB / "job.yml")
     assert scenarios.check(TF_LAB, shown) == []  # what the lab promises (test_scenarios leaves it to us)
-    assert shown["status"] == "Completed", (shown.get("error"), (run_dir / command.SYSTEM_LOG).read_text()[-2000:])
+    assert shown["status"] == "Completed", (shown.get("error"), (run_dir / contract.SYSTEM_LOG).read_text()[-2000:])
     configs = tf_configs(shown)
     assert set(configs) == {("worker", 0), ("worker", 1), ("ps", 0)}
     clusters = [config["cluster"] for config in configs.values()]
@@ -97,7 +97,7 @@ def test_tensorflow_worker_count_defaults_to_the_nodes_and_no_parameter_servers(
 def test_mpi_ranks_come_from_open_mpi_and_all_reduce_over_every_rank(lab: Path) -> None:  # noqa: F811
     shown, run_dir = run(lab, MPI_LAB / "job.yml")
     assert scenarios.check(MPI_LAB, shown) == []  # what the lab promises (test_scenarios leaves it to us)
-    assert shown["status"] == "Completed", (shown.get("error"), (run_dir / command.SYSTEM_LOG).read_text()[-2000:])
+    assert shown["status"] == "Completed", (shown.get("error"), (run_dir / contract.SYSTEM_LOG).read_text()[-2000:])
     outputs = Path(shown["outputs"]["default"])
     records = [json.loads(path.read_text()) for path in sorted(outputs.glob("mpi_rank_*.json"))]
     assert len(records) == 4

@@ -12,7 +12,7 @@ from validator.diagnostic import Diagnostic, Finding, Severity
 from validator.loader import parse
 from validator.rules import RULES, Rule
 
-RULES_DIR = Path(__file__).resolve().parent.parent / "validator" / "rules"
+RULES_DIR = Path(__file__).resolve().parents[2] / "validator" / "rules"
 DECLARING = {"check", "declare"}  # the one place a code and a severity are written
 
 

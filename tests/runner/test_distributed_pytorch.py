@@ -18,7 +18,7 @@ import pytest
 
 from amlrun import aml_run, nothing_ran, write_job
 from conftest import BIN, ROOT
-from runner import command, distributed, jobs, process
+from runner import contract, distributed, jobs, process
 from runner.workspace import Workspace
 
 DDP_LAB = ROOT / "scenarios" / "distributed-pytorch"
@@ -27,7 +27,7 @@ RESUME_LAB = ROOT / "scenarios" / "checkpoint-resume"
 
 def left_running(run_dir: Path) -> list[int]:
     """Processes that still carry the job's marker: every process a job starts inherits it."""
-    return [pid for pid in process.processes_marked(command.MARKER, str(run_dir)) if process.pid_alive(pid)]
+    return [pid for pid in process.processes_marked(contract.MARKER, str(run_dir)) if process.pid_alive(pid)]
 
 
 def reference_training(script: Path, folder: Path, *arguments: str) -> Path:
@@ -228,15 +228,15 @@ def test_preemption_and_machine_shares_are_refused_where_they_make_no_sense(tmp_
 def test_a_multi_node_job_holds_one_compute_instance_per_node(tmp_path: Path) -> None:
     """All or none: a 2-node job on a 3-instance compute takes two slots, and a second 2-node
     job waits rather than starting on the one that is left."""
-    from runner.supervisor import acquire_slot, release
+    from runner.contract import acquire_slot, release
 
     workspace = Workspace.locate(tmp_path / ".amllab")
     workspace.ensure()
     compute = {"name": "cpu-cluster", "max_instances": 3}
-    log = command.Log(tmp_path / "run")
-    first = acquire_slot(workspace, compute, command.Cancel(), log, count=2)
+    log = contract.Log(tmp_path / "run")
+    first = acquire_slot(workspace, compute, contract.Cancel(), log, count=2)
     assert first is not None and len(first) == 2
-    waiting = command.Cancel()
+    waiting = contract.Cancel()
     started = time.monotonic()
 
     def cancel_soon() -> None:
@@ -250,7 +250,7 @@ def test_a_multi_node_job_holds_one_compute_instance_per_node(tmp_path: Path) ->
     assert time.monotonic() - started >= 0.5  # it waited until canceled
     assert "waiting for 2 free instances" in log.path.read_text()
     release(first)
-    again = acquire_slot(workspace, compute, command.Cancel(), log, count=2)
+    again = acquire_slot(workspace, compute, contract.Cancel(), log, count=2)
     assert again is not None and len(again) == 2
     release(again)
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from test_cli import GOOD, run
+from amllint import GOOD, run
 from validator.errors import UsageError
 from validator.workspace import load_registry, parse_reference
 

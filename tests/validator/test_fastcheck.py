@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from validator.kinds import KINDS
-from validator.schema_check import _fast, _validator
+from validator.schema_check import fast_validator, _validator
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPECS = [(p.parent.name, yaml.safe_load(p.read_text()))
          for p in sorted((ROOT / "tests" / "fixtures" / "valid").glob("*/*.yml"))]
 
@@ -30,7 +30,7 @@ values = st.recursive(scalars, lambda c: st.one_of(st.lists(c, max_size=3), st.d
 
 def _agree(kind: str, data) -> None:
     expected = next(iter(_validator(kind).iter_errors(data)), None) is None
-    assert _fast(kind)(data) == expected, (kind, data)
+    assert fast_validator(kind)(data) == expected, (kind, data)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,4 +66,4 @@ def test_fast_verdict_matches_jsonschema_on_mutated_valid_specs(data: st.DataObj
 
 def test_valid_fixtures_pass_the_fast_path() -> None:
     for kind, spec in SPECS:
-        assert _fast(kind)(spec), kind
+        assert fast_validator(kind)(spec), kind

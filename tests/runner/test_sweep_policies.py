@@ -32,7 +32,7 @@ from runner.sweep.policies import (
 )
 
 SETTINGS = settings(max_examples=int(os.environ.get("AMLLAB_EXAMPLES", "150")), deadline=None)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MODULE = ROOT / "runner" / "sweep" / "policies.py"
 
 
@@ -670,3 +670,17 @@ def test_importing_loads_nothing_heavy() -> None:
     assert done.returncode == 0, done.stderr
     loaded = {name.split(".")[0] for name in json.loads(done.stdout)}
     assert loaded - sys.stdlib_module_names - {"runner"} == set()
+
+
+def test_the_runner_knows_every_policy_the_spec_may_name() -> None:
+    """One list of policies: the runner's registry holds exactly the linter's and the schemas'
+    (validator.early_termination), each with the same settings."""
+    from dataclasses import fields
+
+    from runner.sweep.policies import REGISTRY
+    from validator.early_termination import POLICIES as NAMED
+
+    assert set(REGISTRY) == set(NAMED)
+    for name, own in NAMED.items():
+        settings = {f.name for f in fields(REGISTRY[name])} - {"evaluation_interval", "delay_evaluation"}
+        assert set(own) <= settings, name

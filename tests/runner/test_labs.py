@@ -68,9 +68,10 @@ def test_the_quiz_and_the_labs_link_both_ways() -> None:
 
 
 # Labs whose run a test file of their own checks in depth (and runs once): not run twice.
-RUN_ELSEWHERE = {"distributed-pytorch": "test_distributed.py", "checkpoint-resume": "test_distributed.py",
-                 "distributed-tensorflow": "test_distributed_frameworks.py",
-                 "distributed-mpi": "test_distributed_frameworks.py"}
+RUN_ELSEWHERE = {"distributed-pytorch": "runner/test_distributed_pytorch.py",
+                 "checkpoint-resume": "runner/test_distributed_pytorch.py",
+                 "distributed-tensorflow": "runner/test_distributed_tf_mpi.py",
+                 "distributed-mpi": "runner/test_distributed_tf_mpi.py"}
 RUNNABLE = [folder for folder in LABS if folder.name not in RUN_ELSEWHERE and scenarios.steps(meta_of(folder))]
 
 

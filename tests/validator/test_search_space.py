@@ -34,7 +34,7 @@ from validator.search_space import (ACCEPTS, ALGORITHMS, DISTRIBUTIONS, PARAMETE
                                     read_number, value_key)
 
 SETTINGS = settings(max_examples=int(os.environ.get("AMLLAB_EXAMPLES", "100")), deadline=None)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 REPEATED = """\
 $schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json

@@ -16,7 +16,7 @@ from quiz.fitting import MIN_REVIEWS, FitError, fit, set_retention, spaced_revie
 from quiz.store import Progress
 from quiz_app_support import BANK_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DEFAULTS = (0.212, 1.2931, 2.3065, 8.2956)
 
 

@@ -1,5 +1,5 @@
 """runner.schedules and `aml-run schedule` / `aml-run scheduler`: the runner's layer over
-validator.triggers (whose own rules tests/test_triggers.py pins).
+validator.triggers (whose own rules tests/validator/test_triggers.py pins).
 
 Time is driven by a fake clock (its sleep moves it forward), never by sleeping. The rules
 tests count submissions through a recording stand-in for jobs.submit; the end-to-end test

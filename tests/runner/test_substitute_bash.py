@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from amlrun import aml_run, lab, write_job  # noqa: F401
 from runner.substitute import RenderError, render_command
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 _SPEC = importlib.util.spec_from_file_location("shell_differential", ROOT / "tools" / "shell_differential.py")
 differential = importlib.util.module_from_spec(_SPEC)
 sys.modules["shell_differential"] = differential

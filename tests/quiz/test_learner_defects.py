@@ -31,7 +31,7 @@ from quiz.screens.question import ExamScreen, QuestionScreen
 from quiz.screens.review import ConfirmScreen
 from quiz.store import Progress
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SOURCE = 'source: "SPEC §4.8 · Hyperparameter tuning a model (v2)"'
 BANK = f"""\
 domain: sweep

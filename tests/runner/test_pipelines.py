@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run
+from amlrun import aml_run, pid_gone
 from conftest import ROOT
-from runner import assets, command, jobs, pipeline, status, step_cache
+from runner import assets, contract, jobs, pipeline, status, step_cache
 from runner.workspace import Workspace
 from validator.spec import load_spec
 
@@ -504,7 +504,7 @@ def test_a_link_out_of_the_output_folder_is_never_followed_and_the_step_says_why
     assert not list(cache.glob(".tmp-*"))
     explained = pipeline.why(workspace, workspace.run_dir(first["name"]), "make")
     assert f"not stored for reuse: output 'model'/etc is a link to {outside}, outside the output folder" in explained
-    log = (workspace.run_dir(first["name"]) / command.SYSTEM_LOG).read_text()
+    log = (workspace.run_dir(first["name"]) / contract.SYSTEM_LOG).read_text()
     assert f"step make: completed, not stored for reuse: output 'model'/etc is a link to {outside}" in log
     second = run(workspace, spec)
     assert second["status"] == "Completed" and steps_of(second)["make"] == ("Completed", False)
@@ -601,7 +601,8 @@ def test_steps_that_never_started_under_a_dead_pipeline_supervisor_are_canceled(
         time.sleep(0.05)
     supervisor = status.read(workspace.run_dir(name))["supervisor"]["pid"]
     os.kill(supervisor, signal.SIGKILL)
-    while time.monotonic() < deadline and Path(f"/proc/{supervisor}").exists():
+    # Killed, it stays a zombie of this process (it started it) until reaped: gone all the same.
+    while time.monotonic() < deadline and not pid_gone(supervisor):
         time.sleep(0.05)
     # Looked at through a step first: the pipeline ends, and every step with it.
     assert jobs.show(workspace, pipeline.step_job_name(name, "slow"))["status"] == "Failed"

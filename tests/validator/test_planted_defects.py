@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from planted.base import load_planters, valid_fixtures  # noqa: E402
 from validator.engine import lint_text  # noqa: E402

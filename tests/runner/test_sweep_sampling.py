@@ -21,7 +21,7 @@ from runner.sweep.sampling import (SearchSpaceError, Space, Suggestion, format_v
                                    parse_space)
 
 SETTINGS = settings(max_examples=int(os.environ.get("AMLLAB_EXAMPLES", "100")), deadline=None)
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 KINDS = ["choice", "randint", "uniform", "loguniform", "quniform", "qloguniform",
          "normal", "lognormal", "qnormal", "qlognormal"]
@@ -317,7 +317,7 @@ def other_process() -> dict[str, list[dict]]:
     code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import test_sweep_sampling as t; "
             "print(json.dumps(t._sequences(5)))")
     env = {**os.environ, "PYTHONHASHSEED": "4321"}
-    result = subprocess.run([sys.executable, "-c", code, str(ROOT / "tests")], cwd=ROOT, env=env,
+    result = subprocess.run([sys.executable, "-c", code, str(Path(__file__).resolve().parent)], cwd=ROOT, env=env,
                             capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)

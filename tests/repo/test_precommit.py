@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN, ROOT
-from test_cli import BAD, GOOD
+from amllint import BAD, GOOD
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for pre-commit")
 

@@ -13,7 +13,7 @@ from hypothesis import given, settings, strategies as st
 from validator import engine, loader, references
 from validator.config import Config
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 PIPELINE = """\
 $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json

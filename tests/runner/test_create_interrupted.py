@@ -15,7 +15,7 @@ from pathlib import Path
 
 from amlrun import aml_run, write_job
 from conftest import BIN
-from runner import command, jobs, process, status
+from runner import contract, jobs, process, status
 from runner.workspace import Workspace
 
 ECHO = "command: echo hello\n"
@@ -53,7 +53,7 @@ def _nothing_left(run_dir: Path, timeout: float = 30) -> bool:
     """No supervisor of the job and none of its command's processes, within ``timeout``."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if not process.module_processes(jobs.SUPERVISOR, str(run_dir)) and not process.processes_marked(command.MARKER, str(run_dir)):
+        if not process.module_processes(jobs.SUPERVISOR, str(run_dir)) and not process.processes_marked(contract.MARKER, str(run_dir)):
             return True
         time.sleep(0.05)
     return False
@@ -133,7 +133,7 @@ def test_killed_after_it_started_the_supervisor_the_job_runs(tmp_path: Path) -> 
     creating.wait()
     workspace = Workspace(tmp_path / ".amllab")
     assert jobs.wait(workspace, "orphaned_early", timeout=60)["status"] == "Completed"
-    assert (workspace.run_dir("orphaned_early") / command.USER_LOG).read_text() == "hello\n"
+    assert (workspace.run_dir("orphaned_early") / contract.USER_LOG).read_text() == "hello\n"
     assert _nothing_left(workspace.run_dir("orphaned_early"))
 
 
@@ -183,7 +183,7 @@ def test_killed_at_any_moment_every_visible_job_has_a_supervisor_or_a_final_stat
         for folder in workspace.runs.iterdir():
             if folder.name.startswith("."):
                 continue
-            assert (folder / status.FILE).is_file() and (folder / command.PLAN).is_file(), \
+            assert (folder / status.FILE).is_file() and (folder / contract.PLAN).is_file(), \
                 f"try {attempt}: {folder.name} is visible but not a whole job: {os.listdir(folder)}"
             current = _settles(workspace, folder.name)
             assert current["status"] in status.TERMINAL or current.get("supervisor"), \
