@@ -22,6 +22,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from generated import write_or_check  # noqa: E402
+
 TARGET = ROOT / "docs" / "cli.md"
 TEMPLATE = ROOT / "tools" / "cli_template.md"
 MARKER = re.compile(r"^<!-- parser: (\S+) -->$", re.MULTILINE)
@@ -249,17 +251,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text() != text:
-            print("docs/cli.md is stale: run python tools/build_cli_docs.py")
-            return 1
-        return 0
-    TARGET.parent.mkdir(exist_ok=True)
-    tmp = TARGET.with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.replace(TARGET)
-    return 0
+    return write_or_check(TARGET, render(), argv)
 
 
 if __name__ == "__main__":

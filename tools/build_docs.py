@@ -13,6 +13,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from validator.rules import RULES  # noqa: E402
+from generated import write_or_check  # noqa: E402
 
 TARGET = ROOT / "docs" / "rules.md"
 
@@ -45,17 +46,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text() != text:
-            print("docs/rules.md is stale: run python tools/build_docs.py")
-            return 1
-        return 0
-    TARGET.parent.mkdir(exist_ok=True)
-    tmp = TARGET.with_suffix(".tmp")
-    tmp.write_text(text)
-    tmp.replace(TARGET)
-    return 0
+    return write_or_check(TARGET, render(), argv)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from runner import scenarios  # noqa: E402
+from generated import write_or_check  # noqa: E402
 
 TARGET = ROOT / "docs" / "scenarios.md"
 
@@ -110,15 +111,7 @@ def render() -> str:
 
 
 def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not TARGET.is_file() or TARGET.read_text() != text:
-            sys.stderr.write("docs/scenarios.md is stale: run python tools/build_scenario_docs.py\n")
-            return 1
-        return 0
-    TARGET.write_text(text)
-    print(f"wrote {TARGET.relative_to(ROOT)} ({len(scenarios.labs(ROOT / 'scenarios'))} labs)")
-    return 0
+    return write_or_check(TARGET, render(), argv)
 
 
 if __name__ == "__main__":
