@@ -1,6 +1,6 @@
 """validator.search_space, the one search-space model of aml-lint, aml-run and aml-quiz.
 
-First the issue-22 grid, `choice [1, 1, 2] x [4, 5, 6]` with `max_total_trials: 8`, through
+First a grid with a repeated value, `choice [1, 1, 2] x [4, 5, 6]` with `max_total_trials: 8`, through
 all three tools as a user runs them: aml-lint's reported grid size, the number of trials
 aml-run really runs and aml-quiz's grid_size check must all be 6 (a value listed twice adds no
 grid point; the evidence is in the module's docstring). Then the model itself: parsing never
