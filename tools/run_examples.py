@@ -194,7 +194,7 @@ class Registrar:
             if not isinstance(value, str):
                 continue
             value = value.strip()
-            if key == "compute" and value and not value.startswith("${{"):
+            if key in ("compute", "default_compute") and value and not value.startswith("${{"):
                 self.compute(value.removeprefix("azureml:"))
             match = REFERENCE.match(value)
             if match:
