@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import fnmatch
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -68,6 +67,7 @@ class Row:
     seconds: float = 0.0
     job: str | None = None
     steps: list[str] = field(default_factory=list)
+    cause_class: str = ""
 
 
 def run(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -302,8 +302,37 @@ def finish(row: Row, workspace: Path, timeout: float, cwd: Path) -> None:
     if row.verdict != "Completed":
         row.cause = job_cause(record)
         for step, node in (record.get("jobs") or {}).items():
-            if node.get("status") not in ("Completed", None):
-                row.steps.append(f"{step}: {node.get('status')} {first_line(str((node.get('error') or {}).get('message') or ''))}")
+            if node.get("status") != "Failed":
+                continue
+            # The step's own record says more than the pipeline's "see job show --node".
+            cause = first_line(str((node.get("error") or {}).get("message") or ""))
+            if node.get("name"):
+                step_shown = run(["job", "show", str(node["name"]), "-w", str(workspace), "-o", "json"], cwd)
+                if step_shown.returncode == 0:
+                    cause = job_cause(json.loads(step_shown.stdout))
+            row.steps.append(f"{step}: {cause}")
+        if row.steps:
+            row.cause = f"{row.cause.split(';')[0]}: {row.steps[0]}"
+
+
+# Why a spec did not complete, when the reason is not aml-run's: each pattern is matched against
+# the cause aml-run or the job's log gave. Anything unmatched is "aml-run?" and must be looked at.
+CAUSE_CLASSES = (
+    ("network", r"Name or service not known|cannot download|URLError|Temporary failure in name resolution"
+                r"|is cloud storage|no local copy|HTTPError|ConnectionError|getaddrinfo"),
+    ("asset not in checkout", r"'(?!AzureML-)[^']+' is not registered"),
+    ("program not on this machine", r"code 127|command not found|No such file or directory: '(Rscript|julia|java)"),
+    ("example's own defect", r"AML803 error: code folder"),
+)
+
+
+def cause_class(row: Row) -> str:
+    if row.verdict in ("Completed", "By design", "Not a job"):
+        return ""
+    for name, pattern in CAUSE_CLASSES:
+        if re.search(pattern, row.cause + " " + " ".join(row.steps)):
+            return name
+    return "aml-run?"
 
 
 # -- the report -----------------------------------------------------------------------------------
@@ -311,9 +340,8 @@ def finish(row: Row, workspace: Path, timeout: float, cwd: Path) -> None:
 def report(rows: list[Row], out: Any) -> dict[str, Any]:
     width = max((len(row.spec) for row in rows), default=10)
     for row in rows:
-        out.write(f"{row.spec:<{width}}  {row.kind:<17} {row.verdict:<10} {row.seconds:6.1f}s  {row.cause}\n")
-        for step in row.steps:
-            out.write(f"{'':<{width}}    step {step}\n")
+        cause = f"[{row.cause_class}] {row.cause}" if row.cause_class else row.cause
+        out.write(f"{row.spec:<{width}}  {row.kind:<12} {row.verdict:<10} {row.seconds:6.1f}s  {cause}\n")
     counted = [row for row in rows if row.kind in (*JOB_KINDS, "schedule") and row.verdict != "By design"]
     completed = sum(1 for row in counted if row.verdict == "Completed")
     totals: dict[str, Any] = {}
@@ -322,6 +350,12 @@ def report(rows: list[Row], out: Any) -> dict[str, Any]:
     share = 100 * completed / len(counted) if counted else 0.0
     out.write(f"\n{len(rows)} specs: " + ", ".join(f"{key} {value}" for key, value in sorted(totals.items())) + "\n")
     out.write(f"of the {len(counted)} specs aml-run means to run, {completed} Completed ({share:.0f} %)\n")
+    classes: dict[str, int] = {}
+    for row in counted:
+        if row.cause_class:
+            classes[row.cause_class] = classes.get(row.cause_class, 0) + 1
+    if classes:
+        out.write("not completed, by cause: " + ", ".join(f"{key} {value}" for key, value in sorted(classes.items())) + "\n")
     return {"rows": [row.__dict__ for row in rows], "totals": totals, "meant_to_run": len(counted),
             "completed": completed}
 
@@ -365,6 +399,7 @@ def main(argv: list[str] | None = None) -> int:
         except (json.JSONDecodeError, KeyError) as error:
             row.verdict, row.cause = "Failed", f"aml-run printed something unexpected: {error}"
         row.seconds = time.monotonic() - started
+        row.cause_class = cause_class(row)
         sys.stderr.write(f"{row.verdict:<10} {row.seconds:6.1f}s {relative}  {row.cause[:120]}\n")
         sys.stderr.flush()
     (scratch / "registration.log").write_text("\n".join(log) + "\n")
