@@ -213,11 +213,32 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
+    # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
+    env.update({key: value for key, value in binding_variables(plan, values).items()
+                if key not in (plan.environment_variables or {})})
     prefix = plan.values_prefix
     if prefix:
         # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
         env.update({prefix + key.split(".", 1)[1]: value for key, value in values.items() if value is not None})
     return values, env
+
+
+def binding_variables(plan: CommandPlan, values: dict[str, str | None]) -> dict[str, str]:
+    """``AZURE_ML_INPUT_<name>`` for each data input and ``AZURE_ML_OUTPUT_<name>`` for each
+    output, holding its path, as the service sets them: Microsoft's REST example runs
+    ``python main.py --iris-csv $AZURE_ML_INPUT_iris``. Public job scripts also read the
+    upper-cased name (``$AZURE_ML_OUTPUT_CHECKPOINTS`` for an output ``checkpoints``), so that
+    form is set too. Literal inputs have no such variable in any public example."""
+    env: dict[str, str] = {}
+    data = [("INPUT", name) for name, planned in plan.inputs.items() if planned.get("type") != "literal"]
+    data += [("OUTPUT", name) for name in plan.outputs]
+    for kind, name in data:
+        value = values.get(f"{kind.lower()}s.{name}")
+        if value is None:  # an optional input left out
+            continue
+        for variant in (name, name.upper()):
+            env.setdefault(f"AZURE_ML_{kind}_{variant}", value)
+    return env
 
 
 def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
