@@ -349,8 +349,10 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
         signal_name = ""
         if code < 0:
             signal_name = f" (killed by {signal.Signals(-code).name})"
-        return Outcome("Failed", code, {"code": "UserError", "message":
-                                        f"the command exited with code {code}{signal_name}; see {failed.log}"})
+        tail = distributed.log_tail(failed.log)
+        said = f"; end of {failed.log}:\n{tail}" if tail else f"; see {failed.log}"
+        return Outcome("Failed", code, {"code": "UserError",
+                                        "message": f"the command exited with code {code}{signal_name}{said}"})
     return Outcome("Completed", 0)
 
 

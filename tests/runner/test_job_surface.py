@@ -5,6 +5,7 @@ build, services and identity. Real processes in a real workspace."""
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from amlrun import aml_run, lab, submit, write_job  # noqa: F401
@@ -45,3 +46,57 @@ def test_a_job_sees_its_data_inputs_and_outputs_as_azure_ml_variables(lab: Path)
     assert Path(seen["AZURE_ML_OUTPUT_checkpoints"]).is_dir()
     # A literal input has no such variable in any public example: none is invented.
     assert "AZURE_ML_INPUT_epochs" not in seen
+
+
+FAILING = """\
+    import sys
+    print("loading the data")
+    print()
+
+
+    def load(path):
+        raise FileNotFoundError(f"no such table: {path}")
+
+
+    load(sys.argv[1])
+    """
+
+
+def test_a_failed_command_jobs_error_shows_the_end_of_its_log(lab: Path) -> None:
+    spec = write_job(lab / "failing", "job", """\
+        code: src
+        command: python main.py churn.csv
+        """, script=FAILING)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 1, result.stdout
+    summary = result.stdout.split("Execution Summary", 1)[1]
+    # The exception line and the frame that raised it, not only "exited with code 1".
+    assert "FileNotFoundError: no such table: churn.csv" in summary
+    assert 'raise FileNotFoundError(f"no such table: {path}")' in summary
+    assert "the command exited with code 1; end of " in summary
+    name = summary.split("RunId: ", 1)[1].split()[0]
+    error = jobs.show(Workspace.locate(lab / ".amllab"), name)["error"]["message"]
+    assert error.endswith("FileNotFoundError: no such table: churn.csv")
+    assert "\n\n" not in error  # blank lines carry nothing
+
+
+def test_a_failed_pipeline_step_says_why_in_the_pipelines_stream_and_summary(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text(textwrap.dedent(FAILING))
+    spec = tmp_path / "pipeline.yml"
+    spec.write_text(textwrap.dedent("""\
+        $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+        type: pipeline
+        jobs:
+          prep:
+            type: command
+            code: src
+            command: python main.py rows.csv
+            environment: {image: python:3.11-slim}
+        """))
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout
+    stream, summary = result.stdout.split("Execution Summary", 1)
+    assert "step prep failed: the command exited with code 1" in stream
+    assert "FileNotFoundError: no such table: rows.csv" in stream
+    assert "step prep: " in summary and "FileNotFoundError: no such table: rows.csv" in summary
