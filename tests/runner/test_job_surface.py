@@ -100,3 +100,45 @@ def test_a_failed_pipeline_step_says_why_in_the_pipelines_stream_and_summary(tmp
     assert "step prep failed: the command exited with code 1" in stream
     assert "FileNotFoundError: no such table: rows.csv" in stream
     assert "step prep: " in summary and "FileNotFoundError: no such table: rows.csv" in summary
+
+
+SHM_GB = """\
+    command: echo ran
+    resources:
+      shm_size: 16GB
+    """
+
+
+def test_a_refusal_says_whether_the_client_refuses_it_too_and_ignore_submits_it(tmp_path: Path) -> None:
+    # AML403 (a Docker-style '16GB'): azure-ai-ml loads and validates such a spec and sends it on.
+    spec = write_job(tmp_path / "shm", "job", SHM_GB)
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "the service would refuse it too" not in refused.stderr
+    assert "aml-run: the spec has lint errors, so it was not submitted:\n  AML403: azure-ai-ml accepts this and " \
+           "sends it to the service; aml-lint flags it because: `resources.shm_size` is not" in refused.stderr
+    assert "--ignore AML403" in refused.stderr
+    ran = aml_run("job", "create", "--file", str(spec), "--ignore", "aml403", "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "ran" in ran.stdout and "Status: Completed" in ran.stdout
+
+
+def test_a_refusal_the_client_shares_says_so(tmp_path: Path) -> None:
+    # AML803: a code folder that does not exist; azure-ai-ml refuses it before it is sent.
+    spec = write_job(tmp_path / "nocode", "job", "code: ./missing\ncommand: echo ran\n")
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "  AML803: azure-ai-ml refuses such a spec too (az ml job create would stop here); fix it\n" \
+        in refused.stderr
+    assert "--ignore AML803" not in refused.stderr
+
+
+def test_job_create_honours_the_projects_lint_configuration_and_checks_ignore_codes(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    spec = write_job(project / "jobs", "job", SHM_GB)
+    (project / "pyproject.toml").write_text('[tool.amllab.lint]\nignore = ["AML403"]\n')
+    ran = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    typo = aml_run("job", "create", "--file", str(spec), "--ignore", "AML4033", cwd=tmp_path)
+    assert typo.returncode == 2
+    assert "unknown rule code 'AML4033'" in typo.stderr and "Traceback" not in typo.stderr

@@ -55,6 +55,10 @@ class Rule:
     sources: tuple[str, ...] = ()
     # Where the rule comes from in the maintainers' own notes: kept for them, never rendered.
     provenance: str = ""
+    # What azure-ai-ml does with the rule's golden bad cases (validator/rules/_service.py,
+    # written by tools/sdk_verdicts.py): "rejects" (the client refuses the spec), "accepts" (it
+    # sends the spec to the service), "depends" (some cases each way); None: not established.
+    service: str | None = None
 
     def check(self, document: Document) -> Iterator[Diagnostic]:
         """The rule's findings on ``document``, each stamped with this rule's code and severity."""
