@@ -89,7 +89,38 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
         job_tier=str(job.queue_settings.get("job_tier") or "").lower() or None,
         workspace=str(workspace.folder),
         tracking_uri=workspace.tracking_uri,
+        notes=local_notes(job.environment, spec.data, workspace),
     )
+
+
+def local_notes(environment: Any, data: dict[str, Any], workspace: Workspace) -> list[str]:
+    """One line for each thing the spec asks of the service's compute that this machine does not
+    do, so that nothing is ignored without a word: the environment's image (not pulled) or build
+    context (not built), the job's services (not started) and identity (not used)."""
+    notes = []
+    image = build = None
+    if isinstance(environment, dict):
+        image, build = environment.get("image"), environment.get("build")
+    elif isinstance(environment, str) and environment.startswith("azureml:") and not environment.startswith("azureml://"):
+        try:
+            image = workspace.lookup("environment", environment)[2].get("image")
+        except (RunnerError, NotFound):
+            pass  # planning the environment reports an unknown one
+    if image:
+        notes.append(f"image {image}: recorded, not pulled; the job runs in a local environment")
+    if isinstance(build, dict) and build.get("path"):
+        notes.append(f"build context {build['path']}: not built; the job runs in a local environment")
+    services = data.get("services")
+    if isinstance(services, dict) and services:
+        kinds = ", ".join(f"{name} ({spec.get('type', '?') if isinstance(spec, dict) else '?'})"
+                          for name, spec in services.items())
+        notes.append(f"services {kinds}: not started here; follow the job with aml-run job stream, "
+                     "and open its run folder for its files")
+    identity = data.get("identity")
+    if isinstance(identity, dict) and identity.get("type"):
+        notes.append(f"identity {identity['type']}: not used here; the job's processes run as the local user "
+                     "with this machine's credentials")
+    return notes
 
 
 def _refuse_what_this_release_cannot_run(spec: Spec) -> None:
@@ -201,6 +232,8 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
         log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
             f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
     log(f"environment: {interpreter.label} ({interpreter.python})")
+    for note in plan.notes:
+        log(note)
     log(plan.compute["note"])
     tracking.check_reachable()
     # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.

@@ -142,3 +142,40 @@ def test_job_create_honours_the_projects_lint_configuration_and_checks_ignore_co
     typo = aml_run("job", "create", "--file", str(spec), "--ignore", "AML4033", cwd=tmp_path)
     assert typo.returncode == 2
     assert "unknown rule code 'AML4033'" in typo.stderr and "Traceback" not in typo.stderr
+
+
+def test_preparing_says_once_what_image_build_services_and_identity_mean_here(tmp_path: Path) -> None:
+    folder = tmp_path / "surface"
+    (folder / "docker").mkdir(parents=True)
+    (folder / "docker" / "Dockerfile").write_text("FROM python:3.11-slim\n")
+    spec = write_job(folder, "job", """\
+        command: echo ran
+        identity:
+          type: user_identity
+        services:
+          my_jupyter:
+            type: jupyter_lab
+          my_ssh:
+            type: ssh
+        environment:
+          image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04:latest
+        """)
+    ran = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    lines = ran.stdout.splitlines()
+    said = [line for line in lines if "image mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04:latest: recorded, "
+            "not pulled; the job runs in a local environment" in line]
+    assert len(said) == 1
+    assert sum("services my_jupyter (jupyter_lab), my_ssh (ssh): not started here" in line for line in lines) == 1
+    assert sum("identity user_identity: not used here" in line for line in lines) == 1
+
+    built = write_job(folder, "built", """\
+        command: echo ran
+        environment:
+          build:
+            path: ./docker
+        """)
+    ran = aml_run("job", "create", "--file", str(built), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert sum("build context ./docker: not built; the job runs in a local environment" in line
+               for line in ran.stdout.splitlines()) == 1
