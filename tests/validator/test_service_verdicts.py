@@ -59,3 +59,12 @@ def test_the_verdict_tool_reads_a_rule_by_its_telling_cases() -> None:
     # A refusal while the good case is refused too tells nothing about the rule.
     assert rule_verdict([False, True], [False]) == "accepts"
     assert rule_verdict([False], [False]) is None
+
+
+def test_explain_says_what_the_client_does_with_such_a_spec() -> None:
+    shown = {code: rule.explain() for code, rule in RULES.items()}
+    for code, verdict in SERVICE.items():
+        sentence = {"rejects": "refuses such a spec too", "accepts": "accepts such a spec and sends it to the service",
+                    "depends": "refuses some specs with this finding"}[verdict]
+        assert sentence in shown[code], code
+    assert all("the client behind `az ml`" not in shown[code] for code in RULES if code not in SERVICE)

@@ -69,8 +69,21 @@ class Rule:
             yield document.diagnostic(self.code, finding.message, finding.at, key=finding.key,
                                       severity=self.severity, hint=finding.hint, span=finding.span)
 
+    @property
+    def service_text(self) -> str | None:
+        """What azure-ai-ml does with a spec this rule flags, in one sentence, or None."""
+        return {
+            "rejects": "azure-ai-ml (the client behind `az ml`) refuses such a spec too: it never reaches the service.",
+            "accepts": "azure-ai-ml (the client behind `az ml`) accepts such a spec and sends it to the service; "
+                       "only aml-lint flags it.",
+            "depends": "azure-ai-ml (the client behind `az ml`) refuses some specs with this finding and sends "
+                       "others to the service.",
+        }.get(self.service or "")
+
     def explain(self) -> str:
         parts = [f"{self.code} {self.name} ({self.severity})", "", self.summary, "", self.doc.strip()]
+        if self.service_text:
+            parts += ["", self.service_text]
         if self.sources:
             parts += ["", "See:", *(f"    {url}" for url in self.sources)]
         parts += ["", "Bad:", "", textwrap.indent(self.bad.strip("\n"), "    "),
