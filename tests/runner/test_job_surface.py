@@ -179,3 +179,29 @@ def test_preparing_says_once_what_image_build_services_and_identity_mean_here(tm
     assert ran.returncode == 0, ran.stderr + ran.stdout
     assert sum("build context ./docker: not built; the job runs in a local environment" in line
                for line in ran.stdout.splitlines()) == 1
+
+
+def test_a_sweep_whose_every_trial_failed_says_why(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    # Logs its metric where it would, had it not failed first.
+    (tmp_path / "src" / "main.py").write_text(textwrap.dedent(FAILING) + "import mlflow\nmlflow.log_metric('score', 1.0)\n")
+    spec = tmp_path / "sweep.yml"
+    spec.write_text(textwrap.dedent("""\
+        $schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+        type: sweep
+        trial:
+          code: src
+          command: python main.py part-${{search_space.x}}.csv
+          environment: {image: python:3.11-slim}
+        sampling_algorithm: grid
+        search_space:
+          x: {type: choice, values: [1, 2]}
+        objective: {goal: maximize, primary_metric: score}
+        limits: {max_total_trials: 2}
+        """))
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path,
+                     env={"AMLLAB_PLAIN_STREAM": "1"})
+    assert result.returncode == 1, result.stdout
+    summary = result.stdout.split("Execution Summary", 1)[1]
+    assert "every trial failed; " in summary
+    assert "FileNotFoundError: no such table: part-" in summary
