@@ -22,6 +22,11 @@ LITERAL = "literal"
 DATA_TYPES = ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model")
 
 
+# Findings about the local workspace's registry, not the spec: ignoring them cannot help, since
+# the runner needs the asset itself.
+_LOCAL_WORKSPACE = frozenset({"AML805"})
+
+
 class SpecError(AmllabError):
     """A spec that lint refuses: ``str()`` is the one-line summary, :meth:`render` the full
     report with each finding's file, position, source line and fix."""
@@ -47,18 +52,22 @@ class SpecError(AmllabError):
         for code in codes:
             rule = RULES.get(code)
             verdict = rule.service if rule is not None else None
+            because = rule.summary.rstrip(".") if rule is not None else ""
             anyway = f"to submit it anyway: --ignore {code}, or `# amllab: ignore[{code}]` on its line"
-            if verdict == "rejects":
+            if code in _LOCAL_WORKSPACE:
+                lines.append(f"  {code}: the local workspace lacks what the spec names (the service's workspace "
+                             "would need it too); register it with the command shown above")
+            elif verdict == "rejects":
                 lines.append(f"  {code}: azure-ai-ml refuses such a spec too (az ml job create would stop here); "
                              "fix it")
-            elif verdict == "accepts" and rule is not None:
+            elif verdict == "accepts":
                 lines.append(f"  {code}: azure-ai-ml accepts this and sends it to the service; aml-lint flags it "
-                             f"because: {rule.summary} ({anyway})")
-            elif verdict == "depends" and rule is not None:
+                             f"because: {because}; {anyway}")
+            elif verdict == "depends":
                 lines.append(f"  {code}: azure-ai-ml refuses some specs with this finding and sends others to the "
-                             f"service; aml-lint flags it because: {rule.summary} ({anyway})")
+                             f"service; aml-lint flags it because: {because}; {anyway}")
             else:
-                lines.append(f"  {code}: not compared with azure-ai-ml ({anyway})")
+                lines.append(f"  {code}: not compared with azure-ai-ml; {anyway}")
         return "\n".join(lines) + "\n" if lines else ""
 
     def render(self, color: bool = False) -> str:

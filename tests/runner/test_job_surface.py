@@ -117,6 +117,8 @@ def test_a_refusal_says_whether_the_client_refuses_it_too_and_ignore_submits_it(
     assert "the service would refuse it too" not in refused.stderr
     assert "aml-run: the spec has lint errors, so it was not submitted:\n  AML403: azure-ai-ml accepts this and " \
            "sends it to the service; aml-lint flags it because: `resources.shm_size` is not" in refused.stderr
+    assert "(for example `16g`); to submit it anyway: --ignore AML403, or `# amllab: ignore[AML403]` on its line\n" \
+        in refused.stderr
     assert "--ignore AML403" in refused.stderr
     ran = aml_run("job", "create", "--file", str(spec), "--ignore", "aml403", "--stream", cwd=tmp_path)
     assert ran.returncode == 0, ran.stderr
@@ -131,6 +133,15 @@ def test_a_refusal_the_client_shares_says_so(tmp_path: Path) -> None:
     assert "  AML803: azure-ai-ml refuses such a spec too (az ml job create would stop here); fix it\n" \
         in refused.stderr
     assert "--ignore AML803" not in refused.stderr
+
+
+def test_an_unregistered_asset_is_not_offered_to_ignore(tmp_path: Path) -> None:
+    # Ignoring AML805 cannot help: the runner needs the asset itself.
+    spec = write_job(tmp_path / "unregistered", "job", "command: echo ran\nenvironment: azureml:sklearn-train:2\n")
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "  AML805: the local workspace lacks what the spec names" in refused.stderr
+    assert "--ignore AML805" not in refused.stderr
 
 
 def test_job_create_honours_the_projects_lint_configuration_and_checks_ignore_codes(tmp_path: Path) -> None:
