@@ -62,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--name", "-n", help="the job's name (default: the spec's name, else a generated one)")
     create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a field, as az does: --set inputs.lr=0.1 (repeatable)")
+    create.add_argument("--ignore", metavar="CODES",
+                        help="lint codes or prefixes not to check, comma-separated (AML415,AML6), as aml-lint "
+                        "--ignore; adds to [tool.amllab.lint] ignore in pyproject.toml, which applies too")
     create.add_argument("--stream", action="store_true",
                         help="follow the log and exit with the job's outcome; Ctrl-C cancels the job "
                         "(without it: print the job's name and return at once; the job runs on)")
@@ -207,8 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args)
     except SpecError as error:
         sys.stderr.write(error.render(color=_color()))
-        sys.stderr.write("aml-run: the spec has lint errors, so it was not submitted (the service "
-                         "would refuse it too)\n")
+        sys.stderr.write("aml-run: the spec has lint errors, so it was not submitted:\n" + error.refusal())
         return 1
     except AmllabError as error:
         sys.stderr.write(f"aml-run: error: {error}\n")
@@ -273,8 +275,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.group == "job":
         if args.verb == "create":
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
+            ignore = [code.strip().upper() for code in (args.ignore or "").split(",") if code.strip()]
             name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr,
-                               multi_node=_multi_node(args), preempt_after=args.preempt_after)
+                               multi_node=_multi_node(args), preempt_after=args.preempt_after, ignore=ignore)
             if args.stream:
                 return _follow(workspace, name, cancel_on_interrupt=True)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))

@@ -348,6 +348,7 @@ class Step:
         self.cancel = contract.Cancel()
         self.done = threading.Event()
         self.status = "NotStarted"
+        self.error: dict[str, Any] | None = None
         self.thread: threading.Thread | None = None
 
     def outputs(self) -> dict[str, dict[str, Any]]:
@@ -370,6 +371,10 @@ class Step:
                                                        "message": f"{type(error).__name__}: {error}"})
             self._end_unstarted(outcome)
         finally:
+            if outcome.status == "Failed" and outcome.error:
+                # The stream and the Execution Summary show why, not only that, a step failed.
+                self.pipeline.log(f"step {self.name} failed: {outcome.error.get('message')}")
+                self.error = outcome.error
             self.status = outcome.status
             self.done.set()
             self.pipeline.wake.set()
@@ -594,9 +599,11 @@ class PipelineRun(Walk):
         if self.cancel.requested:
             return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
         if failed:
+            first = (self.steps[failed[0]].error or {}).get("message")
             return contract.Outcome("Failed", 1, {"code": "StepFailed",
                                                  "message": f"step(s) {', '.join(failed)} failed; see aml-run job show "
-                                                            f"{self.plan.name} --node {failed[0]}"})
+                                                            f"{self.plan.name} --node {failed[0]}"
+                                                            + (f"\nstep {failed[0]}: {first}" if first else "")})
         return contract.Outcome("Completed", 0)
 
     def finalize(self, outcome: contract.Outcome) -> None:
