@@ -384,6 +384,10 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
             signal_name = f" (killed by {signal.Signals(-code).name})"
         tail = distributed.log_tail(failed.log)
         said = f"; end of {failed.log}:\n{tail}" if tail else f"; see {failed.log}"
+        if code == 127:
+            said += ("\nexit code 127: the shell found no such program. On the service the "
+                     "environment's image provides the job's programs; here the command runs on this "
+                     "machine, which lacks it: install it here, or run the job where the image is")
         return Outcome("Failed", code, {"code": "UserError",
                                         "message": f"the command exited with code {code}{signal_name}{said}"})
     return Outcome("Completed", 0)

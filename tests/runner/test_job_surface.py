@@ -80,6 +80,20 @@ def test_a_failed_command_jobs_error_shows_the_end_of_its_log(lab: Path) -> None
     assert "\n\n" not in error  # blank lines carry nothing
 
 
+def test_a_program_the_image_would_provide_is_named_as_missing_here(lab: Path) -> None:
+    # Microsoft's R and Julia examples run `Rscript`/`julia` from their environment's image.
+    spec = write_job(lab / "r-job", "job", """\
+        command: amllab-no-such-program-here iris.R
+        environment: {image: rocker/tidyverse:latest}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 1, result.stdout
+    name = result.stdout.split("RunId: ", 1)[1].split()[0]
+    error = jobs.show(Workspace.locate(lab / ".amllab"), name)["error"]["message"]
+    assert "amllab-no-such-program-here: command not found" in error
+    assert "exit code 127: the shell found no such program" in error
+
+
 def test_a_failed_pipeline_step_says_why_in_the_pipelines_stream_and_summary(tmp_path: Path) -> None:
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "main.py").write_text(textwrap.dedent(FAILING))
