@@ -6,8 +6,9 @@ file given where a folder is declared, cloud storage this machine cannot reach. 
 (at Preparing, in the supervisor) makes each input appear in the run folder as the service's
 modes would:
 
-- ``ro_mount`` (the default; also ``mount`` and ``eval_mount``): a symbolic link to the source,
-  the local counterpart of a read-only mount (nothing is copied);
+- ``ro_mount`` (the default; also ``mount`` and ``eval_mount``): a real folder of hard links to
+  the source's files, the local counterpart of a read-only mount (nothing is copied, and the
+  path resolves inside the input folder, as a mount's does);
 - ``download`` (``eval_download``): a copy, made read-only;
 - ``direct``: the URI itself, for the script to open.
 
@@ -132,12 +133,37 @@ def materialise_input(name: str, planned: dict[str, Any], run_dir: Path, cache: 
             shutil.copy2(source, target)
         _make_read_only(target)
     else:
+        # A real folder of hard links, not a symbolic link: a link that resolves outside the
+        # folder the script was given makes libraries that check where a path resolves refuse
+        # it (mlflow.<flavor>.load_model: "resolved path is outside the artifact directory").
+        # Nothing is copied unless the source is on another file system.
         if source.is_dir():
-            target_dir.rmdir()
-            target_dir.symlink_to(source, target_is_directory=True)
+            shutil.rmtree(target_dir)
+            _link_tree(source, target_dir)
         else:
-            target.symlink_to(source)
+            _link_or_copy(source, target)
     return str(target)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link ``source`` at ``target``; copy it, read-only, when a link cannot be made
+    (another file system, one without hard links). A hard link keeps the source's mode: making
+    it read-only would make the source read-only too."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+        _make_read_only(target)
+
+
+def _link_tree(source: Path, target: Path) -> None:
+    """``target`` as a folder tree of hard links to ``source``'s files (links in ``source`` are
+    followed, as a mount shows their targets; dangling ones are left out)."""
+    def link(src: str, dst: str) -> str:
+        _link_or_copy(Path(src), Path(dst))
+        return dst
+
+    shutil.copytree(source, target, symlinks=False, copy_function=link, ignore_dangling_symlinks=True)
 
 
 def _make_read_only(path: Path) -> None:

