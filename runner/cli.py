@@ -306,6 +306,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.output == "table" and shown.get("jobs"):
                 sys.stdout.write("\n" + table([{"step": step, **node} for step, node in shown["jobs"].items()],
                                               ("step", "status", "reused", "reused_from", "duration", "metrics")))
+            if args.output == "table" and args.node and shown.get("error"):
+                # What the execution summary sent the user here to read.
+                sys.stdout.write(f"\nError: {shown['error']['code']}: {shown['error']['message']}\n")
             return 0
         if args.verb == "stream":
             return _follow(workspace, name, cancel_on_interrupt=False)

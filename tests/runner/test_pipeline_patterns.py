@@ -6,7 +6,6 @@ real MLflow."""
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
@@ -95,3 +94,30 @@ def test_a_read_only_input_is_a_real_folder_and_the_source_stays_as_it_was(tmp_p
     assert Path(shown["log_path"]).read_text().split() == ["False", "True", "beta"]
     # Removing a file from the input folder leaves the source alone.
     assert (data / "a.txt").read_text() == "alpha"
+
+
+def test_job_show_node_shows_a_step_that_failed_while_preparing(tmp_path: Path) -> None:
+    # The command the execution summary names, for a step whose input never appeared.
+    spec = pipeline(tmp_path, """\
+        jobs:
+          make:
+            type: command
+            command: echo nothing written
+            environment: {image: python:3.11-slim}
+            outputs:
+              out: {type: uri_file}
+          use:
+            type: command
+            command: cat ${{inputs.data}}
+            environment: {image: python:3.11-slim}
+            inputs:
+              data: ${{parent.jobs.make.outputs.out}}
+        """)
+    shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
+    assert shown["status"] == "Failed" and shown["jobs"]["use"]["status"] == "Failed"
+    assert f"job show {shown['name']} --node use" in shown["error"]["message"]
+    result = aml_run("job", "show", shown["name"], "--node", "use", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Failed" in result.stdout and "input 'data'" in result.stdout and "does not exist" in result.stdout
+    as_json = aml_run("job", "show", shown["name"], "--node", "use", "-o", "json", cwd=tmp_path)
+    assert as_json.returncode == 0, as_json.stderr
