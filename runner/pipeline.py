@@ -82,7 +82,10 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     steps: dict[str, Any] = {}
     for step_name, node in (data.get("jobs") or {}).items():
         check_name("step", str(step_name))  # it names the step's folder, whatever lint was told to skip
-        steps[step_name] = {**_plan_step(spec, workspace, step_name, node), "wiring": wiring.get(step_name, {})}
+        # A step's own input paths are written in the pipeline file, so they are relative to it
+        # (not to its component's folder, which only its component's own paths are relative to).
+        steps[step_name] = {**_plan_step(spec, workspace, step_name, node), "wiring": wiring.get(step_name, {}),
+                            "pipeline_dir": str(spec.base_dir.resolve())}
     edges = step_edges(pipeline)
     order = graph.topological_order(list(steps), edges)  # the linter already refused cycles
     pipeline_inputs = {}
@@ -221,7 +224,8 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
             values[key] = spec.get("default") if isinstance(spec, dict) else None
     bound = step["wiring"].get("inputs", {})
     for key, value in written.items():
-        resolved = _bind_input(value, bound.get(key), plan, upstream_outputs, Path(step["base_dir"]))
+        resolved = _bind_input(value, bound.get(key), plan, upstream_outputs,
+                               Path(step.get("pipeline_dir") or step["base_dir"]))
         if resolved is not None:
             values[key] = resolved
     job["inputs"] = values

@@ -121,3 +121,39 @@ def test_job_show_node_shows_a_step_that_failed_while_preparing(tmp_path: Path) 
     assert "Failed" in result.stdout and "input 'data'" in result.stdout and "does not exist" in result.stdout
     as_json = aml_run("job", "show", shown["name"], "--node", "use", "-o", "json", cwd=tmp_path)
     assert as_json.returncode == 0, as_json.stderr
+
+
+def test_a_steps_own_input_path_is_relative_to_the_pipeline_file_not_its_component(tmp_path: Path) -> None:
+    # 1b_e2e_registered_components: a registered component, and `path: ./data` on the step.
+    write(tmp_path, "components/count/count.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: count_files
+        version: "1"
+        command: ls ${{inputs.data}} > ${{outputs.listing}}/listing.txt
+        environment: {image: python:3.11-slim}
+        inputs:
+          data: {type: uri_folder}
+        outputs:
+          listing: {type: uri_folder}
+        """)
+    write(tmp_path, "components/count/data/component-side.txt", "not this one")
+    write(tmp_path, "pipelines/data/pipeline-side.txt", "this one")
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    registered = aml_run("component", "create", "--file", "components/count/count.yml", cwd=tmp_path,
+                         env={"AMLLAB_WORKSPACE": str(workspace.folder)})
+    assert registered.returncode == 0, registered.stderr
+    spec = pipeline(tmp_path / "pipelines", """\
+        jobs:
+          count:
+            type: command
+            component: azureml:count_files@latest
+            inputs:
+              data:
+                type: uri_folder
+                path: ./data
+        """)
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", failures(shown)
+    assert (Path(shown["jobs"]["count"]["outputs"]["listing"]) / "listing.txt").read_text().split() == \
+        ["pipeline-side.txt"]
