@@ -92,7 +92,8 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     for key, value in (data.get("inputs") or {}).items():
         pipeline_inputs[key] = _pipeline_input(key, value, spec, workspace)
     experiment = data.get("experiment_name") or Path.cwd().name or "Default"
-    compute = settings.get("default_compute") or data.get("compute")
+    compute = _bound_compute(settings.get("default_compute") or data.get("compute"), pipeline_inputs,
+                             f"{spec.path}: settings.default_compute")
     return PipelinePlan(
         name=name,
         display_name=data.get("display_name") or name,
@@ -212,7 +213,8 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
     if isinstance(job.get("code"), str):
         code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
         job["code"] = str((Path(step["base_dir"]) / code).resolve())
-    compute = node.get("compute") or plan.settings["default_compute"]
+    compute = _bound_compute(node.get("compute") or plan.settings["default_compute"], plan.inputs,
+                             f"step '{step_name}'")
     if compute:
         job["compute"] = compute
     values: dict[str, Any] = {}
@@ -297,6 +299,21 @@ def nested_pipeline_data(plan: PipelinePlan, step_name: str, upstream_outputs: d
 
 
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
+_PARENT_INPUT = re.compile(r"^\s*\$\{\{\s*(?:parent\.)?inputs\.([A-Za-z0-9_]+)\s*\}\}\s*$")
+
+
+def _bound_compute(value: Any, inputs: dict[str, Any], where: str) -> Any:
+    """A compute written as `${{parent.inputs.x}}` (a pipeline component that takes its compute
+    as an input, as Microsoft's pipeline-component examples do) is that input's value."""
+    match = _PARENT_INPUT.match(value) if isinstance(value, str) else None
+    if match is None:
+        return value
+    planned = inputs.get(match[1])
+    if planned is None or planned["type"] != "literal" or not planned.get("value"):
+        raise RunnerError(f"{where}: compute is bound to '{value.strip()}', which is no pipeline input with a "
+                          "value; declare it under the pipeline's `inputs:` with a compute's name "
+                          "(`compute_name: cpu-cluster`), or pass one to the pipeline component")
+    return planned["value"]
 def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan: PipelinePlan,
                     where: str) -> dict[str, Any]:
     """A step's run settings (resources, distribution, a sweep step's limits) with each value that

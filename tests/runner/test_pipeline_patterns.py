@@ -157,3 +157,45 @@ def test_a_steps_own_input_path_is_relative_to_the_pipeline_file_not_its_compone
     assert shown["status"] == "Completed", failures(shown)
     assert (Path(shown["jobs"]["count"]["outputs"]["listing"]) / "listing.txt").read_text().split() == \
         ["pipeline-side.txt"]
+
+
+def test_a_compute_bound_to_a_pipeline_input_runs_there_in_a_step_and_in_a_pipeline_component(
+        tmp_path: Path) -> None:
+    # pipeline_with_train_eval_pipeline_component: the compute promoted to a pipeline input.
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    created = aml_run("compute", "create", "--name", "cpu-small", cwd=tmp_path,
+                      env={"AMLLAB_WORKSPACE": str(workspace.folder)})
+    assert created.returncode == 0, created.stderr
+    write(tmp_path, "inner.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/pipelineComponent.schema.json
+        type: pipeline
+        name: inner
+        inputs:
+          node_compute: {type: string}
+        jobs:
+          work:
+            type: command
+            compute: ${{parent.inputs.node_compute}}
+            command: echo inner
+            environment: {image: python:3.11-slim}
+        """)
+    spec = pipeline(tmp_path, """\
+        inputs:
+          compute_name: cpu-small
+        jobs:
+          outer:
+            type: command
+            compute: ${{parent.inputs.compute_name}}
+            command: echo outer
+            environment: {image: python:3.11-slim}
+          nested:
+            type: pipeline
+            component: ./inner.yml
+            inputs:
+              node_compute: ${{parent.inputs.compute_name}}
+        """)
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", failures(shown)
+    assert jobs.show(workspace, shown["jobs"]["outer"]["name"])["compute"] == "cpu-small"
+    inner = jobs.show(workspace, shown["jobs"]["nested"]["name"])
+    assert jobs.show(workspace, inner["jobs"]["work"]["name"])["compute"] == "cpu-small"
