@@ -444,6 +444,15 @@ class Step:
         pipeline.log(f"step {self.name}: a sweep, {plan.limits['max_total_trials']} trial(s) at most")
         run = SweepRun(self.run_dir, cancel=self.cancel, alone=False)
         outcome = run.until_finalizing()
+        if outcome.status == "Completed" and run.summary()["best_trial"] is None:
+            # A sweep step's outputs are its best trial's: without one there is nothing to hand
+            # on, and a consumer would read an empty folder instead of a model.
+            outcome = contract.Outcome("Failed", 1, {
+                "code": "NoBestTrial",
+                "message": f"no trial logged the primary metric '{run.metric}', so this sweep step has no best "
+                           "trial and no outputs to hand on (a sweep step's outputs are its best trial's: "
+                           "https://learn.microsoft.com/azure/machine-learning/how-to-use-sweep-in-pipeline); "
+                           f"log it in the trial with mlflow.log_metric('{run.metric}', value)"})
         run.finalize(outcome)
         return outcome
 

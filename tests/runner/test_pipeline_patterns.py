@@ -199,3 +199,44 @@ def test_a_compute_bound_to_a_pipeline_input_runs_there_in_a_step_and_in_a_pipel
     assert jobs.show(workspace, shown["jobs"]["outer"]["name"])["compute"] == "cpu-small"
     inner = jobs.show(workspace, shown["jobs"]["nested"]["name"])
     assert jobs.show(workspace, inner["jobs"]["work"]["name"])["compute"] == "cpu-small"
+
+
+def test_a_sweep_step_whose_trials_log_no_primary_metric_fails_and_its_consumer_does_not_run(
+        tmp_path: Path) -> None:
+    write(tmp_path, "fit.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: fit
+        version: "1"
+        command: echo ${{inputs.lr}} > ${{outputs.model_output}}/lr.txt
+        environment: {image: python:3.11-slim}
+        inputs:
+          lr: {type: number, default: 0.0}
+        outputs:
+          model_output: {type: uri_folder}
+        """)
+    spec = pipeline(tmp_path, """\
+        jobs:
+          tune:
+            type: sweep
+            trial: ./fit.yml
+            outputs:
+              model_output: {type: uri_folder}
+            sampling_algorithm: grid
+            search_space:
+              lr: {type: choice, values: [0.1, 0.5]}
+            objective: {goal: maximize, primary_metric: accuracy}
+            limits: {max_total_trials: 2, max_concurrent_trials: 2}
+          use:
+            type: command
+            command: cat ${{inputs.model}}/lr.txt
+            environment: {image: python:3.11-slim}
+            inputs:
+              model: ${{parent.jobs.tune.outputs.model_output}}
+        """)
+    shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
+    assert shown["status"] == "Failed"
+    tune = shown["jobs"]["tune"]
+    assert tune["status"] == "Failed", failures(shown)
+    assert tune["error"]["code"] == "NoBestTrial" and "'accuracy'" in tune["error"]["message"]
+    assert shown["jobs"]["use"]["status"] == "Canceled"
