@@ -139,7 +139,7 @@ def materialise_input(name: str, planned: dict[str, Any], run_dir: Path, cache: 
         # Nothing is copied unless the source is on another file system.
         if source.is_dir():
             shutil.rmtree(target_dir)
-            _link_tree(source, target_dir)
+            link_tree(source, target_dir)
         else:
             _link_or_copy(source, target)
     return str(target)
@@ -156,14 +156,15 @@ def _link_or_copy(source: Path, target: Path) -> None:
         _make_read_only(target)
 
 
-def _link_tree(source: Path, target: Path) -> None:
-    """``target`` as a folder tree of hard links to ``source``'s files (links in ``source`` are
-    followed, as a mount shows their targets; dangling ones are left out)."""
+def link_tree(source: Path, target: Path) -> None:
+    """``target`` as a folder tree of hard links to ``source``'s files. A symbolic link in
+    ``source`` stays a link with the same text (``latest.pt -> checkpoint-99.pt`` points into the
+    new tree, as it did into the old one), whether it resolves, dangles or loops."""
     def link(src: str, dst: str) -> str:
         _link_or_copy(Path(src), Path(dst))
         return dst
 
-    shutil.copytree(source, target, symlinks=False, copy_function=link, ignore_dangling_symlinks=True)
+    shutil.copytree(source, target, symlinks=True, copy_function=link)
 
 
 def _make_read_only(path: Path) -> None:

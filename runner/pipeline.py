@@ -54,6 +54,12 @@ from .sweep.sweep import SweepRun, plan_sweep
 from .workspace import Workspace, check_name
 SEPARATOR = "--"
 POLL = 0.2
+# Every job's artifacts (what the service uploads from ./outputs and ./logs, and the user logs)
+# are an output of its own: `default` in the SDK, and `artifacts` in Microsoft's
+# hello-pipeline-default-artifacts example. A consumer that binds either reads the producer's
+# artifact folder: `${{inputs.x}}/outputs/...`, `${{inputs.x}}/logs/...`.
+RESERVED_OUTPUTS = ("artifacts", "default")
+ARTIFACTS = "artifacts"
 
 
 def step_job_name(pipeline: str, step: str) -> str:
@@ -233,6 +239,8 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
     job["inputs"] = values
     outputs = {}
     for key, value in (node.get("outputs") or definition.get("outputs") or {}).items():
+        if key in RESERVED_OUTPUTS and not _mentions_output(job.get("command"), key):
+            continue  # the step's artifacts, which every step has (step_outputs)
         entry = dict(value) if isinstance(value, dict) else {}
         if isinstance(value, str):
             entry = {}  # `${{parent.outputs.x}}`: the pipeline's output is this step's output
@@ -244,6 +252,10 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
             outputs[key] = {"type": (value or {}).get("type", "uri_folder")} if isinstance(value, dict) else {}
     job["outputs"] = outputs
     return job
+
+
+def _mentions_output(command: Any, key: str) -> bool:
+    return isinstance(command, str) and re.search(r"\$\{\{\s*outputs\.%s\s*\}\}" % re.escape(key), command) is not None
 
 
 def sweep_step_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str, dict[str, Any]]
@@ -409,16 +421,24 @@ class Step:
         if decision.hit is not None:
             pipeline.log(f"step {self.name}: reused from {decision.hit['job']} ({decision.summary()})")
             fields = step_cache.restore(pipeline.workspace, decision.hit, plan, self.run_dir)
+            self._collect_artifacts()
             status.transition(self.run_dir, "Completed", reused=True, reused_from=decision.hit["job"],
                               exit_code=0, **fields)
             return contract.Outcome("Completed", 0)
         pipeline.log(f"step {self.name}: runs ({decision.summary()})")
         run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
         outcome = run.until_finalizing()
+        self._collect_artifacts()  # before the step is seen to end: its consumers read them
         run.finalize(outcome)
         if outcome.status == "Completed" and decision.storable:
             self._store(decision, plan)
         return outcome
+
+    def _collect_artifacts(self) -> None:
+        try:
+            collect_artifacts(self.run_dir)
+        except OSError as error:  # a consumer of the artifacts then says what it misses
+            self.pipeline.log(f"step {self.name}: warning: could not collect its artifacts: {error}")
 
     def _store(self, decision: step_cache.Decision, plan: CommandPlan) -> None:
         """Keep the completed step for reuse. A step the cache cannot hold (a link out of its
@@ -672,12 +692,41 @@ def output_origin(step_dir: Path, port: str) -> str:
 
 def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
     """A step's outputs as planned: a sweep step's are its best trial's (before there is one,
-    its own folders); a pipeline-component step's are the inner step outputs bound to them."""
+    its own folders); a pipeline-component step's are the inner step outputs bound to them.
+    A command step also has its artifacts (``default``, ``artifacts``)."""
     plan = contract.read_plan(step_dir)
     source = contract.executor_for(plan.type).outputs_run(step_dir, plan, status.read(step_dir))
     if source is None:
-        return {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan.outputs.items()}
-    return source[1].outputs
+        outputs = {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan.outputs.items()}
+    else:
+        outputs = dict(source[1].outputs)
+    if plan.type == "command":
+        for key in RESERVED_OUTPUTS:
+            outputs.setdefault(key, {"type": "uri_folder", "mode": "rw_mount", "path": str(step_dir / ARTIFACTS),
+                                     "asset_name": None, "asset_version": None})
+    return outputs
+
+
+def collect_artifacts(step_dir: Path) -> None:
+    """The step's artifact folder, laid out as the service keeps a job's artifacts: ``outputs/``
+    and ``logs/`` (the command's ./outputs and ./logs) and ``user_logs/``. Hard links, nothing
+    copied; built aside and renamed in, so a consumer never sees half of it."""
+    import shutil
+
+    from .inputs import link_tree
+
+    target = step_dir / ARTIFACTS
+    partial = step_dir / f".{ARTIFACTS}.{os.getpid()}.part"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    for name, source in (("outputs", step_dir / "wd" / "outputs"), ("logs", step_dir / "wd" / "logs"),
+                         ("user_logs", step_dir / "user_logs")):
+        if source.is_dir():
+            link_tree(source, partial / name)
+        else:
+            (partial / name).mkdir()
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(partial, target)
 
 
 def nodes(workspace: Workspace, run_dir: Path, plan: PipelinePlan) -> dict[str, Any]:

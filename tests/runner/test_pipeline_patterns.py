@@ -240,3 +240,29 @@ def test_a_sweep_step_whose_trials_log_no_primary_metric_fails_and_its_consumer_
     assert tune["status"] == "Failed", failures(shown)
     assert tune["error"]["code"] == "NoBestTrial" and "'accuracy'" in tune["error"]["message"]
     assert shown["jobs"]["use"]["status"] == "Canceled"
+
+
+def test_a_consumer_of_a_steps_artifacts_or_default_output_reads_its_outputs_and_logs(tmp_path: Path) -> None:
+    # hello-pipeline-default-artifacts: `artifacts` is the producer's ./outputs and ./logs.
+    spec = pipeline(tmp_path, """\
+        jobs:
+          hello:
+            type: command
+            command: echo world > ./outputs/world.txt && echo note > ./logs/note.txt
+            environment: {image: python:3.11-slim}
+            outputs:
+              artifacts:
+              default:
+          world:
+            type: command
+            command: cat ${{inputs.from_artifacts}}/outputs/world.txt ${{inputs.from_default}}/logs/note.txt
+            environment: {image: python:3.11-slim}
+            inputs:
+              from_artifacts: ${{parent.jobs.hello.outputs.artifacts}}
+              from_default: ${{parent.jobs.hello.outputs.default}}
+        """)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", failures(shown)
+    log = Path(jobs.show(workspace, shown["jobs"]["world"]["name"])["log_path"]).read_text()
+    assert log.split() == ["world", "note"]
