@@ -112,7 +112,7 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
         compute=command.plan_compute(compute, {}, workspace) if compute else
         {"name": None, "kind": "serverless", "max_instances": None, "note": "steps without compute run serverless here"},
         inputs=pipeline_inputs,
-        outputs=_pipeline_outputs(data, run_dir, wiring),
+        outputs=_pipeline_outputs(data, run_dir, wiring, workspace, name),
         steps=steps,
         order=order,
         edges=[list(edge) for edge in edges],
@@ -124,19 +124,37 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     )
 
 
-def _pipeline_outputs(data: dict[str, Any], run_dir: Path,
-                      wiring: dict[str, dict[str, dict[str, list[str]]]]) -> dict[str, Any]:
-    """A pipeline output is the step output bound to it with `${{parent.outputs.x}}`."""
+def _pipeline_outputs(data: dict[str, Any], run_dir: Path, wiring: dict[str, dict[str, dict[str, list[str]]]],
+                      workspace: Workspace, name: str) -> dict[str, Any]:
+    """A pipeline output is the step output bound to it with `${{parent.outputs.x}}`, written
+    with the pipeline output's settings: its `type`, `mode` and `path` (and `name`/`version`)
+    are what the step's output gets, as the service binds them
+    (https://learn.microsoft.com/azure/machine-learning/how-to-read-write-data-v2). `${{name}}`
+    in its path is the pipeline job's name, `${{output_name}}` the pipeline output's."""
+    from validator.spec import JobOutput
+
+    from . import inputs
+
     bound = {parts[2]: (step_name, port)
              for step_name, sections in wiring.items()
              for port, parts in sections.get("outputs", {}).items() if parts[1:2] == ["outputs"] and len(parts) == 3}
     outputs = {}
     for key, value in (data.get("outputs") or {}).items():
-        kind = (value or {}).get("type", "uri_folder") if isinstance(value, dict) else "uri_folder"
+        declared = value if isinstance(value, dict) else {}
+        settings = {k: declared[k] for k in ("type", "mode", "path", "name", "version") if declared.get(k) is not None}
+        kind = str(settings.get("type") or "uri_folder")
         step, port = bound.get(str(key), (None, None))
-        path = run_dir / STEPS / step / "outputs" / port if step else run_dir / "outputs" / str(key)
-        outputs[str(key)] = {"type": kind, "mode": "rw_mount", "path": str(path), "step": step, "port": port,
-                             "asset_name": None, "asset_version": None}
+        if isinstance(settings.get("path"), str):
+            settings["path"] = settings["path"].replace("${{name}}", name).replace("${{output_name}}", str(key))
+        if isinstance(settings.get("path"), str) and settings["path"].startswith("azureml://datastores/"):
+            planned = inputs.plan_output(JobOutput(str(key), kind, None, settings["path"]), run_dir, workspace, name)
+            path = Path(planned["path"])
+        else:
+            settings.pop("path", None)  # only a datastore path means a place here
+            path = run_dir / STEPS / step / "outputs" / port if step else run_dir / "outputs" / str(key)
+        outputs[str(key)] = {"type": kind, "mode": str(settings.get("mode") or "rw_mount"), "path": str(path),
+                             "step": step, "port": port, "asset_name": None, "asset_version": None,
+                             "settings": settings}
     return outputs
 
 
@@ -243,10 +261,14 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
             continue  # the step's artifacts, which every step has (step_outputs)
         entry = dict(value) if isinstance(value, dict) else {}
         if isinstance(value, str):
-            entry = {}  # `${{parent.outputs.x}}`: the pipeline's output is this step's output
+            # `${{parent.outputs.x}}`: the pipeline's output is this step's output, with its settings.
+            parts = step["wiring"].get("outputs", {}).get(key)
+            pipeline_output = plan.outputs.get(parts[2]) if parts and parts[1:2] == ["outputs"] else None
+            entry = dict((pipeline_output or {}).get("settings") or {})
         if declared is not None and isinstance((definition.get("outputs") or {}).get(key), dict):
             entry.setdefault("type", definition["outputs"][key].get("type", "uri_folder"))
-        outputs[key] = {k: v for k, v in entry.items() if k in ("type", "mode", "name", "version")}
+        # A step output's own `path` (a datastore path) is where it is written, as in the service.
+        outputs[key] = {k: v for k, v in entry.items() if k in ("type", "mode", "path", "name", "version")}
     for key, value in (definition.get("outputs") or {}).items():
         if key not in outputs and step["source"] != "inline":
             outputs[key] = {"type": (value or {}).get("type", "uri_folder")} if isinstance(value, dict) else {}

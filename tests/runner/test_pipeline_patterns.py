@@ -266,3 +266,62 @@ def test_a_consumer_of_a_steps_artifacts_or_default_output_reads_its_outputs_and
     assert shown["status"] == "Completed", failures(shown)
     log = Path(jobs.show(workspace, shown["jobs"]["world"]["name"])["log_path"]).read_text()
     assert log.split() == ["world", "note"]
+
+
+def test_pipeline_outputs_give_their_type_path_and_mode_to_the_step_and_a_steps_own_path_is_kept(
+        tmp_path: Path) -> None:
+    # hello-pipeline-customize-output-file/-folder and 4b_datastore_datapath_uri.
+    spec = pipeline(tmp_path, """\
+        outputs:
+          greeting:
+            type: uri_file
+            path: azureml://datastores/workspaceblobstore/paths/${{name}}/hello_world.txt
+            mode: rw_mount
+          report:
+            path: azureml://datastores/workspaceblobstore/paths/reports/fixed
+        jobs:
+          to_file:
+            type: command
+            command: echo world > ${{outputs.output}}
+            environment: {image: python:3.11-slim}
+            outputs:
+              output: ${{parent.outputs.greeting}}
+          to_folder:
+            type: command
+            command: echo folder > ${{outputs.output}}/hello-folder.txt
+            environment: {image: python:3.11-slim}
+            outputs:
+              output:
+                type: uri_folder
+                path: azureml://datastores/workspaceblobstore/paths/custom/${{name}}/
+          write_report:
+            type: command
+            command: echo report > ${{outputs.out}}/r.txt
+            environment: {image: python:3.11-slim}
+            outputs:
+              out: ${{parent.outputs.report}}
+          read_report:
+            type: command
+            component:
+              command: cat ${{inputs.report}} && ls ${{inputs.after}}
+              environment: {image: python:3.11-slim}
+              inputs:
+                report: {type: uri_file}
+                after: {type: uri_folder}
+            inputs:
+              report:
+                type: uri_file
+                path: azureml://datastores/workspaceblobstore/paths/reports/fixed/r.txt
+              after: ${{parent.jobs.write_report.outputs.out}}
+        """)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", failures(shown)
+    store = workspace.folder / "datastores" / "workspaceblobstore"
+    assert (store / shown["name"] / "hello_world.txt").read_text() == "world\n"
+    assert shown["outputs"]["greeting"] == str(store / shown["name"] / "hello_world.txt")
+    step_job = shown["jobs"]["to_folder"]["name"]
+    assert (store / "custom" / step_job / "hello-folder.txt").read_text() == "folder\n"
+    assert (store / "reports" / "fixed" / "r.txt").read_text() == "report\n"
+    log = Path(jobs.show(workspace, shown["jobs"]["read_report"]["name"])["log_path"]).read_text()
+    assert log.split() == ["report", "r.txt"]
