@@ -34,6 +34,7 @@ from typing import Any
 from validator.references import is_arm_id
 from validator.spec import JobInput, JobOutput
 
+from . import datamap
 from .errors import InputError
 from .workspace import Workspace, check_name
 
@@ -55,19 +56,32 @@ def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dic
     path = job_input.path
     if path is None:
         return {**planned, "type": "literal", "value": None}  # an optional input left empty
+    mapped = datamap.resolve(workspace, path) if datamap.is_remote(path) else None
+    if mapped is not None:
+        # A local copy stands for the remote URI (`aml-run data map`); the spec is unchanged.
+        prefix, source = mapped
+        origin = f"local copy of {prefix} (aml-run data map)"
+        if not source.exists():
+            raise InputError(f"input '{name}': {path} is mapped to {source}, which does not exist; copy the "
+                             f"data there, or change the map: `aml-run data map --uri-prefix {prefix} --path <folder>`")
+        _check_exists(name, kind, path, source, origin)
+        return {**planned, "source": str(source), "origin": origin}
     if path.startswith(("https://", "http://")):
         if kind != "uri_file":
             raise InputError(f"input '{name}': {path} is a URL, which can only be a uri_file input "
-                             "here (a folder cannot be listed over http)")
+                             "here (a folder cannot be listed over http); map it to a local copy: "
+                             f"`{datamap.suggestion(path.rstrip('/') + '/x')}`")
         return {**planned, "source": path, "origin": "https"}
     if path.startswith(_CLOUD_SCHEMES):
         raise InputError(f"input '{name}': {path} is cloud storage, which a local workspace cannot "
-                         "reach; copy the data here and register it: `aml-run data create --name "
-                         f"{name} --version 1 --path <local copy>`")
+                         f"reach; map it to a local copy: `{datamap.suggestion(path)}`")
     if path.startswith("azureml://datastores/"):
         datastore, _, rest = path[len("azureml://datastores/"):].partition("/paths/")
         source = workspace.datastore_path(datastore, rest, uri=path)
         origin = f"datastore {datastore}"
+        if not source.exists():
+            raise InputError(f"input '{name}': {path} does not exist (datastore {datastore}: {source}); put the "
+                             f"data there, or map the URI to a local copy: `{datamap.suggestion(path)}`")
     elif path.startswith("azureml:") and not path.startswith("azureml://"):
         asset_name, version, entry = workspace.lookup("data", path)
         if not entry.get("path"):
@@ -198,9 +212,8 @@ def _download(url: str, cache: Path) -> Path:
     except (urllib.error.URLError, OSError, ValueError) as error:
         partial.unlink(missing_ok=True)
         reason = getattr(error, "reason", None) or error
-        raise InputError(f"cannot download {url}: {reason}. Offline? Download it yourself and "
-                         "register the copy: `aml-run data create --name <name> --version 1 "
-                         "--path <file>`") from None
+        raise InputError(f"cannot download {url}: {reason}. Offline? Put a copy of it on this machine and "
+                         f"map it: `{datamap.suggestion(url)}`") from None
     return target
 
 

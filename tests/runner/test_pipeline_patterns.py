@@ -325,3 +325,44 @@ def test_pipeline_outputs_give_their_type_path_and_mode_to_the_step_and_a_steps_
     assert (store / "reports" / "fixed" / "r.txt").read_text() == "report\n"
     log = Path(jobs.show(workspace, shown["jobs"]["read_report"]["name"])["log_path"]).read_text()
     assert log.split() == ["report", "r.txt"]
+
+
+def test_remote_uris_mapped_to_local_copies_run_offline_and_an_unmapped_one_names_the_map_command(
+        tmp_path: Path) -> None:
+    # Microsoft's examples read https://azuremlexamples.blob.core.windows.net/datasets/..., wasbs://
+    # and datastore paths; offline, a local copy stands for each without editing the spec.
+    write(tmp_path, "copy/iris/iris.csv", "5.1,3.5\n")
+    write(tmp_path, "blob/titanic.csv", "1,0\n")
+    write(tmp_path, "store/folder/a.txt", "from the datastore copy\n")
+    env = {"AMLLAB_WORKSPACE": str(tmp_path / ".amllab")}
+    for prefix, folder in (("https://example.blob.core.windows.net/datasets/", "copy"),
+                           ("wasbs://data@example.blob.core.windows.net/", "blob"),
+                           ("azureml://datastores/shared/paths/", "store")):
+        mapped = aml_run("data", "map", "--uri-prefix", prefix, "--path", folder, cwd=tmp_path, env=env)
+        assert mapped.returncode == 0, mapped.stderr
+    listed = aml_run("data", "map", "--list", "-o", "json", cwd=tmp_path, env=env)
+    assert listed.returncode == 0 and "wasbs://data@example.blob.core.windows.net/" in listed.stdout
+    spec = write(tmp_path, "job.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: cat ${{inputs.iris}}/iris.csv ${{inputs.titanic}} ${{inputs.stored}}/a.txt
+        environment: {image: python:3.11-slim}
+        inputs:
+          iris: {type: uri_folder, path: https://example.blob.core.windows.net/datasets/iris/}
+          titanic: {type: uri_file, path: wasbs://data@example.blob.core.windows.net/titanic.csv}
+          stored: {type: uri_folder, path: azureml://datastores/shared/paths/folder}
+        """)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", shown["error"]
+    assert Path(shown["log_path"]).read_text() == "5.1,3.5\n1,0\nfrom the datastore copy\n"
+    unmapped = write(tmp_path, "unmapped.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: cat ${{inputs.data}}
+        environment: {image: python:3.11-slim}
+        inputs:
+          data: {type: uri_file, path: abfss://lake@example.dfs.core.windows.net/raw/2024/data.csv}
+        """)
+    refused = aml_run("job", "create", "--file", str(unmapped), cwd=tmp_path, env=env)
+    assert refused.returncode != 0 and "Traceback" not in refused.stderr
+    assert "aml-run data map --uri-prefix abfss://lake@example.dfs.core.windows.net/raw/2024/ --path" \
+        in refused.stderr
