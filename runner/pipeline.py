@@ -152,6 +152,8 @@ def _pipeline_outputs(data: dict[str, Any], run_dir: Path, wiring: dict[str, dic
         else:
             settings.pop("path", None)  # only a datastore path means a place here
             path = run_dir / STEPS / step / "outputs" / port if step else run_dir / "outputs" / str(key)
+            if kind == "uri_file" and step:
+                path = path / port  # where the step's uri_file output is (inputs.plan_output)
         outputs[str(key)] = {"type": kind, "mode": str(settings.get("mode") or "rw_mount"), "path": str(path),
                              "step": step, "port": port, "asset_name": None, "asset_version": None,
                              "settings": settings}
@@ -712,7 +714,7 @@ def output_origin(step_dir: Path, port: str) -> str:
     return contract.executor_for(plan.type).output_origin(step_dir, plan, record, port)
 
 
-def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
+def step_outputs(step_dir: Path, artifacts: bool = True) -> dict[str, dict[str, Any]]:
     """A step's outputs as planned: a sweep step's are its best trial's (before there is one,
     its own folders); a pipeline-component step's are the inner step outputs bound to them.
     A command step also has its artifacts (``default``, ``artifacts``)."""
@@ -722,7 +724,7 @@ def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
         outputs = {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan.outputs.items()}
     else:
         outputs = dict(source[1].outputs)
-    if plan.type == "command":
+    if plan.type == "command" and artifacts:
         for key in RESERVED_OUTPUTS:
             outputs.setdefault(key, {"type": "uri_folder", "mode": "rw_mount", "path": str(step_dir / ARTIFACTS),
                                      "asset_name": None, "asset_version": None})
@@ -757,7 +759,8 @@ def nodes(workspace: Workspace, run_dir: Path, plan: PipelinePlan) -> dict[str, 
     for name in plan.order:
         step_dir = run_dir / STEPS / name
         record = status.read(step_dir) if (step_dir / status.FILE).is_file() else {"status": "NotStarted"}
-        outputs = step_outputs(step_dir) if (step_dir / contract.PLAN).is_file() else {}
+        # The declared outputs (`job show` of the step has `default` and `logs` as any job's).
+        outputs = step_outputs(step_dir, artifacts=False) if (step_dir / contract.PLAN).is_file() else {}
         metrics = record.get("metrics") or {}
         if record.get("best_trial"):  # a sweep step: its best trial's
             metrics = next((row.get("metrics") or {} for row in record.get("trials") or []
