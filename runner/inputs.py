@@ -13,7 +13,10 @@ modes would:
 - ``direct``: the URI itself, for the script to open.
 
 A literal input becomes Python's ``str()`` of its value (``true`` → ``True``, SPEC §3.2).
-``https://`` inputs are downloaded once into ``cache/downloads`` (keyed by URL) at Preparing.
+A remote URI that the workspace's data map names (``aml-run data map``, :mod:`runner.datamap`)
+is read from its local copy; an unmapped ``https://`` file is downloaded once into
+``cache/downloads`` (keyed by URL) at Preparing, and other unmapped cloud storage is refused
+with the command that would map it.
 ``azureml://datastores/<d>/paths/<p>`` is ``<workspace>/datastores/<d>/<p>``.
 
 Declared outputs get ``outputs/<name>/`` in the run folder (a ``uri_file`` output a file path
