@@ -8,7 +8,7 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip --disable-pip-version-check -q
 TORCH_VERSION := 2.13.0
 
-.PHONY: demo test check mpi lint bench schemas docs clean
+.PHONY: demo test test-serial check mpi lint bench schemas docs clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -60,7 +60,13 @@ mpi:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin >/dev/null; \
 	  else echo "make test needs Open MPI's mpirun: sudo apt-get install openmpi-bin" >&2; exit 1; fi; }
 
+# The whole suite, labs included, over four worker processes as well: most of a test's time is
+# spent waiting on real jobs, so four keep two cores busy (the serial run takes twice as long).
+# `make test-serial` runs it in one process, for a failure that only shows there.
 test: $(VENV)/.installed-dev mpi
+	$(PY) -m pytest -q -n 4
+
+test-serial: $(VENV)/.installed-dev mpi
 	$(PY) -m pytest -q
 
 # The inner loop: every test but the labs (tests marked `lab` run a scenario lab for real),

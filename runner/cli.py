@@ -9,6 +9,7 @@
     aml-run data|environment|component create --file F       (data also: --name --version --path --type)
     aml-run compute create --name cpu-cluster [--max-instances K] [--type cpu|gpu]
     aml-run data|environment|component|compute list|show
+    aml-run data map --uri-prefix URI --path DIR | --list    read remote URIs from a local copy
     aml-run schedule create --file schedule.yml | list | show NAME [--next N]
     aml-run schedule enable|disable|trigger|delete NAME
     aml-run scheduler [--once]                fire due schedules until Ctrl-C
@@ -62,6 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--name", "-n", help="the job's name (default: the spec's name, else a generated one)")
     create.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                         help="override a field, as az does: --set inputs.lr=0.1 (repeatable)")
+    create.add_argument("--ignore", metavar="CODES",
+                        help="lint codes or prefixes not to check, comma-separated (AML415,AML6), as aml-lint "
+                        "--ignore; adds to [tool.amllab.lint] ignore in pyproject.toml, which applies too")
     create.add_argument("--stream", action="store_true",
                         help="follow the log and exit with the job's outcome; Ctrl-C cancels the job "
                         "(without it: print the job's name and return at once; the job runs on)")
@@ -144,6 +148,16 @@ def build_parser() -> argparse.ArgumentParser:
             show.add_argument("--version", "-v", help="one version (default: the latest)")
             show.add_argument("--label", "-l", help="latest: the newest version")
         _common(show)
+        if group == "data":
+            mapping = verbs.add_parser("map", help="read a remote URI prefix (https, wasbs, abfss, azureml://datastores) "
+                                       "from a local folder, without editing the spec")
+            mapping.add_argument("--uri-prefix", metavar="URI", help="the start of the URIs to map, e.g. "
+                                 "https://azuremlexamples.blob.core.windows.net/datasets/")
+            mapping.add_argument("--path", "-p", metavar="DIR", help="the local folder that holds a copy of what is "
+                                 "under the prefix (the rest of each URI is the path inside it)")
+            mapping.add_argument("--list", action="store_true", help="show the workspace's maps")
+            mapping.add_argument("--remove", action="store_true", help="remove the map of --uri-prefix")
+            _common(mapping)
     _schedule_parsers(groups)
     _scenario_parsers(groups)
     return parser
@@ -207,8 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _dispatch(args)
     except SpecError as error:
         sys.stderr.write(error.render(color=_color()))
-        sys.stderr.write("aml-run: the spec has lint errors, so it was not submitted (the service "
-                         "would refuse it too)\n")
+        sys.stderr.write("aml-run: the spec has lint errors, so it was not submitted:\n" + error.refusal())
         return 1
     except AmllabError as error:
         sys.stderr.write(f"aml-run: error: {error}\n")
@@ -273,8 +286,9 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.group == "job":
         if args.verb == "create":
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
+            ignore = [code.strip().upper() for code in (args.ignore or "").split(",") if code.strip()]
             name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr,
-                               multi_node=_multi_node(args), preempt_after=args.preempt_after)
+                               multi_node=_multi_node(args), preempt_after=args.preempt_after, ignore=ignore)
             if args.stream:
                 return _follow(workspace, name, cancel_on_interrupt=True)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))
@@ -306,6 +320,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             if args.output == "table" and shown.get("jobs"):
                 sys.stdout.write("\n" + table([{"step": step, **node} for step, node in shown["jobs"].items()],
                                               ("step", "status", "reused", "reused_from", "duration", "metrics")))
+            if args.output == "table" and args.node and shown.get("error"):
+                # What the execution summary sent the user here to read.
+                sys.stdout.write(f"\nError: {shown['error']['code']}: {shown['error']['message']}\n")
             return 0
         if args.verb == "stream":
             return _follow(workspace, name, cancel_on_interrupt=False)
@@ -323,7 +340,9 @@ def _dispatch(args: argparse.Namespace) -> int:
             written = jobs.download(workspace, name, Path(args.download_path), args.output_name, args.all)
             _print([{"downloaded": str(path)} for path in written], args.output, ("downloaded",))
             return 0
-    workspace = Workspace.locate(args.workspace, None, create=False, must_exist=args.verb != "create")
+    workspace = Workspace.locate(args.workspace, None, create=False, must_exist=args.verb not in ("create", "map"))
+    if args.verb == "map":
+        return _data_map(args, workspace)
     if args.verb == "list":
         rows = assets.list_assets(workspace, args.group)
         _print(rows, args.output, ("name", "version", "type", "path", "max_instances") if rows else ("name",))
@@ -344,6 +363,29 @@ def _dispatch(args: argparse.Namespace) -> int:
     else:
         entry = assets.create_compute(workspace, args.name, args.max_instances, args.type, args.size)
     _print(entry, args.output, tuple(entry))
+    return 0
+
+
+def _data_map(args: argparse.Namespace, workspace: Any) -> int:
+    from validator.errors import UsageError
+
+    from . import datamap
+
+    if args.list:
+        if args.uri_prefix or args.path or args.remove:
+            raise UsageError("--list takes no other option: `aml-run data map --list`")
+        _print(datamap.rows(workspace), args.output, ("uri_prefix", "path"))
+        return 0
+    if not args.uri_prefix:
+        raise UsageError("give --uri-prefix URI with --path DIR (or --remove), or --list")
+    if args.remove:
+        if args.path:
+            raise UsageError("--remove takes --uri-prefix only")
+        _print(datamap.remove(workspace, args.uri_prefix), args.output, ("uri_prefix",))
+        return 0
+    if not args.path:
+        raise UsageError(f"give the local copy's folder: `aml-run data map --uri-prefix {args.uri_prefix} --path DIR`")
+    _print(datamap.add(workspace, args.uri_prefix, args.path), args.output, ("uri_prefix", "path"))
     return 0
 
 

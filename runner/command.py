@@ -7,7 +7,7 @@ A run folder (``<workspace>/runs/<job>/``) mirrors what the service keeps for a 
     status.json              state, timestamps, error, metrics (runner/status.py)
     wd/                      snapshot of `code`; the command's working directory
     wd/outputs/, wd/logs/    the default outputs the service uploads (logged to MLflow at the end)
-    inputs/<name>            materialised inputs (links for ro_mount, read-only copies for download)
+    inputs/<name>            materialised inputs (hard links for ro_mount, read-only copies for download)
     outputs/<name>/          one folder per declared output
     user_logs/std_log.txt    the command's stdout and stderr
     system_logs/amllab.log   what the runner did and decided
@@ -89,7 +89,38 @@ def plan_command(job: CommandJob, spec: Spec, workspace: Workspace, name: str,
         job_tier=str(job.queue_settings.get("job_tier") or "").lower() or None,
         workspace=str(workspace.folder),
         tracking_uri=workspace.tracking_uri,
+        notes=local_notes(job.environment, spec.data, workspace),
     )
+
+
+def local_notes(environment: Any, data: dict[str, Any], workspace: Workspace) -> list[str]:
+    """One line for each thing the spec asks of the service's compute that this machine does not
+    do, so that nothing is ignored without a word: the environment's image (not pulled) or build
+    context (not built), the job's services (not started) and identity (not used)."""
+    notes = []
+    image = build = None
+    if isinstance(environment, dict):
+        image, build = environment.get("image"), environment.get("build")
+    elif isinstance(environment, str) and environment.startswith("azureml:") and not environment.startswith("azureml://"):
+        try:
+            image = workspace.lookup("environment", environment)[2].get("image")
+        except (RunnerError, NotFound):
+            pass  # planning the environment reports an unknown one
+    if image:
+        notes.append(f"image {image}: recorded, not pulled; the job runs in a local environment")
+    if isinstance(build, dict) and build.get("path"):
+        notes.append(f"build context {build['path']}: not built; the job runs in a local environment")
+    services = data.get("services")
+    if isinstance(services, dict) and services:
+        kinds = ", ".join(f"{name} ({spec.get('type', '?') if isinstance(spec, dict) else '?'})"
+                          for name, spec in services.items())
+        notes.append(f"services {kinds}: not started here; follow the job with aml-run job stream, "
+                     "and open its run folder for its files")
+    identity = data.get("identity")
+    if isinstance(identity, dict) and identity.get("type"):
+        notes.append(f"identity {identity['type']}: not used here; the job's processes run as the local user "
+                     "with this machine's credentials")
+    return notes
 
 
 def _refuse_what_this_release_cannot_run(spec: Spec) -> None:
@@ -201,6 +232,8 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
         log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
             f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
     log(f"environment: {interpreter.label} ({interpreter.python})")
+    for note in plan.notes:
+        log(note)
     log(plan.compute["note"])
     tracking.check_reachable()
     # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.
@@ -213,11 +246,32 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
+    # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
+    env.update({key: value for key, value in binding_variables(plan, values).items()
+                if key not in (plan.environment_variables or {})})
     prefix = plan.values_prefix
     if prefix:
         # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
         env.update({prefix + key.split(".", 1)[1]: value for key, value in values.items() if value is not None})
     return values, env
+
+
+def binding_variables(plan: CommandPlan, values: dict[str, str | None]) -> dict[str, str]:
+    """``AZURE_ML_INPUT_<name>`` for each data input and ``AZURE_ML_OUTPUT_<name>`` for each
+    output, holding its path, as the service sets them: Microsoft's REST example runs
+    ``python main.py --iris-csv $AZURE_ML_INPUT_iris``. Public job scripts also read the
+    upper-cased name (``$AZURE_ML_OUTPUT_CHECKPOINTS`` for an output ``checkpoints``), so that
+    form is set too. Literal inputs have no such variable in any public example."""
+    env: dict[str, str] = {}
+    data = [("INPUT", name) for name, planned in plan.inputs.items() if planned.get("type") != "literal"]
+    data += [("OUTPUT", name) for name in plan.outputs]
+    for kind, name in data:
+        value = values.get(f"{kind.lower()}s.{name}")
+        if value is None:  # an optional input left out
+            continue
+        for variant in (name, name.upper()):
+            env.setdefault(f"AZURE_ML_{kind}_{variant}", value)
+    return env
 
 
 def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
@@ -328,8 +382,14 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
         signal_name = ""
         if code < 0:
             signal_name = f" (killed by {signal.Signals(-code).name})"
-        return Outcome("Failed", code, {"code": "UserError", "message":
-                                        f"the command exited with code {code}{signal_name}; see {failed.log}"})
+        tail = distributed.log_tail(failed.log)
+        said = f"; end of {failed.log}:\n{tail}" if tail else f"; see {failed.log}"
+        if code == 127:
+            said += ("\nexit code 127: the shell found no such program. On the service the "
+                     "environment's image provides the job's programs; here the command runs on this "
+                     "machine, which lacks it: install it here, or run the job where the image is")
+        return Outcome("Failed", code, {"code": "UserError",
+                                        "message": f"the command exited with code {code}{signal_name}{said}"})
     return Outcome("Completed", 0)
 
 

@@ -269,12 +269,15 @@ def first_failed_rank(run_dir: Path) -> tuple[int, int] | None:
     return rank, code
 
 
-def log_tail(path: Path, lines: int = 12) -> str:
+def log_tail(path: Path, lines: int = 10) -> str:
+    """The last ``lines`` non-blank lines of a log: for a Python script, the traceback's last
+    frames and the exception line, which is what a failed job's error should show."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
-    return "\n".join(text.rstrip("\n").splitlines()[-lines:])
+    meaningful = [line.rstrip() for line in text.splitlines() if line.strip()]
+    return "\n".join(meaningful[-lines:])
 
 
 def failure(run_dir: Path, failed: Launch, code: int) -> dict[str, str]:

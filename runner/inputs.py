@@ -6,13 +6,17 @@ file given where a folder is declared, cloud storage this machine cannot reach. 
 (at Preparing, in the supervisor) makes each input appear in the run folder as the service's
 modes would:
 
-- ``ro_mount`` (the default; also ``mount`` and ``eval_mount``): a symbolic link to the source,
-  the local counterpart of a read-only mount (nothing is copied);
+- ``ro_mount`` (the default; also ``mount`` and ``eval_mount``): a real folder of hard links to
+  the source's files, the local counterpart of a read-only mount (nothing is copied, and the
+  path resolves inside the input folder, as a mount's does);
 - ``download`` (``eval_download``): a copy, made read-only;
 - ``direct``: the URI itself, for the script to open.
 
 A literal input becomes Python's ``str()`` of its value (``true`` → ``True``, SPEC §3.2).
-``https://`` inputs are downloaded once into ``cache/downloads`` (keyed by URL) at Preparing.
+A remote URI that the workspace's data map names (``aml-run data map``, :mod:`runner.datamap`)
+is read from its local copy; an unmapped ``https://`` file is downloaded once into
+``cache/downloads`` (keyed by URL) at Preparing, and other unmapped cloud storage is refused
+with the command that would map it.
 ``azureml://datastores/<d>/paths/<p>`` is ``<workspace>/datastores/<d>/<p>``.
 
 Declared outputs get ``outputs/<name>/`` in the run folder (a ``uri_file`` output a file path
@@ -33,6 +37,7 @@ from typing import Any
 from validator.references import is_arm_id
 from validator.spec import JobInput, JobOutput
 
+from . import datamap
 from .errors import InputError
 from .workspace import Workspace, check_name
 
@@ -54,19 +59,32 @@ def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dic
     path = job_input.path
     if path is None:
         return {**planned, "type": "literal", "value": None}  # an optional input left empty
+    mapped = datamap.resolve(workspace, path) if datamap.is_remote(path) else None
+    if mapped is not None:
+        # A local copy stands for the remote URI (`aml-run data map`); the spec is unchanged.
+        prefix, source = mapped
+        origin = f"local copy of {prefix} (aml-run data map)"
+        if not source.exists():
+            raise InputError(f"input '{name}': {path} is mapped to {source}, which does not exist; copy the "
+                             f"data there, or change the map: `aml-run data map --uri-prefix {prefix} --path <folder>`")
+        _check_exists(name, kind, path, source, origin)
+        return {**planned, "source": str(source), "origin": origin}
     if path.startswith(("https://", "http://")):
         if kind != "uri_file":
             raise InputError(f"input '{name}': {path} is a URL, which can only be a uri_file input "
-                             "here (a folder cannot be listed over http)")
+                             "here (a folder cannot be listed over http); map it to a local copy: "
+                             f"`{datamap.suggestion(path.rstrip('/') + '/x')}`")
         return {**planned, "source": path, "origin": "https"}
     if path.startswith(_CLOUD_SCHEMES):
         raise InputError(f"input '{name}': {path} is cloud storage, which a local workspace cannot "
-                         "reach; copy the data here and register it: `aml-run data create --name "
-                         f"{name} --version 1 --path <local copy>`")
+                         f"reach; map it to a local copy: `{datamap.suggestion(path)}`")
     if path.startswith("azureml://datastores/"):
         datastore, _, rest = path[len("azureml://datastores/"):].partition("/paths/")
         source = workspace.datastore_path(datastore, rest, uri=path)
         origin = f"datastore {datastore}"
+        if not source.exists():
+            raise InputError(f"input '{name}': {path} does not exist (datastore {datastore}: {source}); put the "
+                             f"data there, or map the URI to a local copy: `{datamap.suggestion(path)}`")
     elif path.startswith("azureml:") and not path.startswith("azureml://"):
         asset_name, version, entry = workspace.lookup("data", path)
         if not entry.get("path"):
@@ -132,12 +150,38 @@ def materialise_input(name: str, planned: dict[str, Any], run_dir: Path, cache: 
             shutil.copy2(source, target)
         _make_read_only(target)
     else:
+        # A real folder of hard links, not a symbolic link: a link that resolves outside the
+        # folder the script was given makes libraries that check where a path resolves refuse
+        # it (mlflow.<flavor>.load_model: "resolved path is outside the artifact directory").
+        # Nothing is copied unless the source is on another file system.
         if source.is_dir():
-            target_dir.rmdir()
-            target_dir.symlink_to(source, target_is_directory=True)
+            shutil.rmtree(target_dir)
+            link_tree(source, target_dir)
         else:
-            target.symlink_to(source)
+            _link_or_copy(source, target)
     return str(target)
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    """Hard-link ``source`` at ``target``; copy it, read-only, when a link cannot be made
+    (another file system, one without hard links). A hard link keeps the source's mode: making
+    it read-only would make the source read-only too."""
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+        _make_read_only(target)
+
+
+def link_tree(source: Path, target: Path) -> None:
+    """``target`` as a folder tree of hard links to ``source``'s files. A symbolic link in
+    ``source`` stays a link with the same text (``latest.pt -> checkpoint-99.pt`` points into the
+    new tree, as it did into the old one), whether it resolves, dangles or loops."""
+    def link(src: str, dst: str) -> str:
+        _link_or_copy(Path(src), Path(dst))
+        return dst
+
+    shutil.copytree(source, target, symlinks=True, copy_function=link)
 
 
 def _make_read_only(path: Path) -> None:
@@ -171,9 +215,8 @@ def _download(url: str, cache: Path) -> Path:
     except (urllib.error.URLError, OSError, ValueError) as error:
         partial.unlink(missing_ok=True)
         reason = getattr(error, "reason", None) or error
-        raise InputError(f"cannot download {url}: {reason}. Offline? Download it yourself and "
-                         "register the copy: `aml-run data create --name <name> --version 1 "
-                         "--path <file>`") from None
+        raise InputError(f"cannot download {url}: {reason}. Offline? Put a copy of it on this machine and "
+                         f"map it: `{datamap.suggestion(url)}`") from None
     return target
 
 

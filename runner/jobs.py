@@ -25,16 +25,18 @@ CANCEL_WAIT = 30.0
 
 def submit(file: str | Path, workspace: Workspace, name: str | None = None,
            overrides: Iterable[str] = (), warn: TextIO | None = None,
-           multi_node: MultiNode | None = None, preempt_after: Sequence[float] = ()) -> str:
+           multi_node: MultiNode | None = None, preempt_after: Sequence[float] = (),
+           ignore: Sequence[str] = ()) -> str:
     """Lint, resolve and start the job in ``file``; return its name once it is running on its
     own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input). Lint
     warnings, which do not stop a job, are written to ``warn``. ``multi_node``: run this
     machine's node of a job that spans machines; ``preempt_after``: take a spot job's node
-    after these many seconds of each run (one entry per preemption)."""
+    after these many seconds of each run (one entry per preemption); ``ignore``: lint codes
+    (or prefixes) not to check, as ``aml-lint --ignore``."""
     _require_run_extra()
     # The workspace may not exist yet (it is created once the job is accepted): lint then sees
     # an empty registry, and names every reference to register.
-    spec = load_spec(file, overrides, workspace=workspace.folder)
+    spec = load_spec(file, overrides, workspace=workspace.folder, ignore=ignore)
     if warn is not None:
         warn.write(spec.render_findings(color=warn.isatty() and not os.environ.get("NO_COLOR")))
     return submit_spec(spec, workspace, name, multi_node, preempt_after)
@@ -260,6 +262,8 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     """What ``job show`` prints (the shape is documented in docs/json.md)."""
     current = record(workspace, name)
     run_dir = workspace.run_dir(name)
+    if current.get("step") and not (run_dir / contract.PLAN).is_file():
+        return _unplanned_step(run_dir, name, current)
     plan = contract.read_plan(run_dir)
     executor = contract.executor_for(plan.type)
     mlflow = current.get("mlflow") or {}
@@ -304,6 +308,26 @@ def show(workspace: Workspace, name: str) -> dict[str, Any]:
     }
     shown.update(executor.show(workspace, run_dir, plan, current, lambda child: current_record(workspace, child)))
     return shown
+
+
+def _unplanned_step(run_dir: Path, name: str, current: dict[str, Any]) -> dict[str, Any]:
+    """A step that ended before it had a plan (it failed while Preparing, or never started):
+    what its status records, its error first of all, in the shape of any job's."""
+    parent = contract.read_plan(run_dir.parent.parent)
+    return {
+        "name": name, "type": current.get("type"), "status": current.get("status"),
+        "display_name": current["step"], "experiment_name": parent.experiment_name, "description": None,
+        "tags": {}, "command": None, "compute": None, "environment": None,
+        "creation_time": current.get("creation_time"), "start_time": current.get("start_time"),
+        "end_time": current.get("end_time"),
+        "duration_s": contract.duration(current.get("start_time"), current.get("end_time")),
+        "inputs": {}, "outputs": {}, "metrics": {},
+        "mlflow": {"tracking_uri": parent.tracking_uri, "run_id": None, "experiment_id": None},
+        "log_path": None, "system_log_path": None, "run_dir": str(run_dir),
+        "exit_code": current.get("exit_code"), "error": current.get("error"), "registered_outputs": {},
+        "outputs_complete": False if current.get("status") in status.TERMINAL else None,
+        "history": current.get("history", []),
+    }
 
 
 def _outputs(run_dir: Path, plan: Plan) -> dict[str, str]:

@@ -54,6 +54,12 @@ from .sweep.sweep import SweepRun, plan_sweep
 from .workspace import Workspace, check_name
 SEPARATOR = "--"
 POLL = 0.2
+# Every job's artifacts (what the service uploads from ./outputs and ./logs, and the user logs)
+# are an output of its own: `default` in the SDK, and `artifacts` in Microsoft's
+# hello-pipeline-default-artifacts example. A consumer that binds either reads the producer's
+# artifact folder: `${{inputs.x}}/outputs/...`, `${{inputs.x}}/logs/...`.
+RESERVED_OUTPUTS = ("artifacts", "default")
+ARTIFACTS = "artifacts"
 
 
 def step_job_name(pipeline: str, step: str) -> str:
@@ -82,14 +88,18 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     steps: dict[str, Any] = {}
     for step_name, node in (data.get("jobs") or {}).items():
         check_name("step", str(step_name))  # it names the step's folder, whatever lint was told to skip
-        steps[step_name] = {**_plan_step(spec, workspace, step_name, node), "wiring": wiring.get(step_name, {})}
+        # A step's own input paths are written in the pipeline file, so they are relative to it
+        # (not to its component's folder, which only its component's own paths are relative to).
+        steps[step_name] = {**_plan_step(spec, workspace, step_name, node), "wiring": wiring.get(step_name, {}),
+                            "pipeline_dir": str(spec.base_dir.resolve())}
     edges = step_edges(pipeline)
     order = graph.topological_order(list(steps), edges)  # the linter already refused cycles
     pipeline_inputs = {}
     for key, value in (data.get("inputs") or {}).items():
         pipeline_inputs[key] = _pipeline_input(key, value, spec, workspace)
     experiment = data.get("experiment_name") or Path.cwd().name or "Default"
-    compute = settings.get("default_compute") or data.get("compute")
+    compute = _bound_compute(settings.get("default_compute") or data.get("compute"), pipeline_inputs,
+                             f"{spec.path}: settings.default_compute")
     return PipelinePlan(
         name=name,
         display_name=data.get("display_name") or name,
@@ -102,7 +112,7 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
         compute=command.plan_compute(compute, {}, workspace) if compute else
         {"name": None, "kind": "serverless", "max_instances": None, "note": "steps without compute run serverless here"},
         inputs=pipeline_inputs,
-        outputs=_pipeline_outputs(data, run_dir, wiring),
+        outputs=_pipeline_outputs(data, run_dir, wiring, workspace, name),
         steps=steps,
         order=order,
         edges=[list(edge) for edge in edges],
@@ -114,19 +124,39 @@ def plan_pipeline(spec: Spec, workspace: Workspace, name: str, run_dir: Path) ->
     )
 
 
-def _pipeline_outputs(data: dict[str, Any], run_dir: Path,
-                      wiring: dict[str, dict[str, dict[str, list[str]]]]) -> dict[str, Any]:
-    """A pipeline output is the step output bound to it with `${{parent.outputs.x}}`."""
+def _pipeline_outputs(data: dict[str, Any], run_dir: Path, wiring: dict[str, dict[str, dict[str, list[str]]]],
+                      workspace: Workspace, name: str) -> dict[str, Any]:
+    """A pipeline output is the step output bound to it with `${{parent.outputs.x}}`, written
+    with the pipeline output's settings: its `type`, `mode` and `path` (and `name`/`version`)
+    are what the step's output gets, as the service binds them
+    (https://learn.microsoft.com/azure/machine-learning/how-to-read-write-data-v2). `${{name}}`
+    in its path is the pipeline job's name, `${{output_name}}` the pipeline output's."""
+    from validator.spec import JobOutput
+
+    from . import inputs
+
     bound = {parts[2]: (step_name, port)
              for step_name, sections in wiring.items()
              for port, parts in sections.get("outputs", {}).items() if parts[1:2] == ["outputs"] and len(parts) == 3}
     outputs = {}
     for key, value in (data.get("outputs") or {}).items():
-        kind = (value or {}).get("type", "uri_folder") if isinstance(value, dict) else "uri_folder"
+        declared = value if isinstance(value, dict) else {}
+        settings = {k: declared[k] for k in ("type", "mode", "path", "name", "version") if declared.get(k) is not None}
+        kind = str(settings.get("type") or "uri_folder")
         step, port = bound.get(str(key), (None, None))
-        path = run_dir / STEPS / step / "outputs" / port if step else run_dir / "outputs" / str(key)
-        outputs[str(key)] = {"type": kind, "mode": "rw_mount", "path": str(path), "step": step, "port": port,
-                             "asset_name": None, "asset_version": None}
+        if isinstance(settings.get("path"), str):
+            settings["path"] = settings["path"].replace("${{name}}", name).replace("${{output_name}}", str(key))
+        if isinstance(settings.get("path"), str) and settings["path"].startswith("azureml://datastores/"):
+            planned = inputs.plan_output(JobOutput(str(key), kind, None, settings["path"]), run_dir, workspace, name)
+            path = Path(planned["path"])
+        else:
+            settings.pop("path", None)  # only a datastore path means a place here
+            path = run_dir / STEPS / step / "outputs" / port if step else run_dir / "outputs" / str(key)
+            if kind == "uri_file" and step:
+                path = path / port  # where the step's uri_file output is (inputs.plan_output)
+        outputs[str(key)] = {"type": kind, "mode": str(settings.get("mode") or "rw_mount"), "path": str(path),
+                             "step": step, "port": port, "asset_name": None, "asset_version": None,
+                             "settings": settings}
     return outputs
 
 
@@ -209,7 +239,8 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
     if isinstance(job.get("code"), str):
         code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
         job["code"] = str((Path(step["base_dir"]) / code).resolve())
-    compute = node.get("compute") or plan.settings["default_compute"]
+    compute = _bound_compute(node.get("compute") or plan.settings["default_compute"], plan.inputs,
+                             f"step '{step_name}'")
     if compute:
         job["compute"] = compute
     values: dict[str, Any] = {}
@@ -221,23 +252,34 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
             values[key] = spec.get("default") if isinstance(spec, dict) else None
     bound = step["wiring"].get("inputs", {})
     for key, value in written.items():
-        resolved = _bind_input(value, bound.get(key), plan, upstream_outputs, Path(step["base_dir"]))
+        resolved = _bind_input(value, bound.get(key), plan, upstream_outputs,
+                               Path(step.get("pipeline_dir") or step["base_dir"]))
         if resolved is not None:
             values[key] = resolved
     job["inputs"] = values
     outputs = {}
     for key, value in (node.get("outputs") or definition.get("outputs") or {}).items():
+        if key in RESERVED_OUTPUTS and not _mentions_output(job.get("command"), key):
+            continue  # the step's artifacts, which every step has (step_outputs)
         entry = dict(value) if isinstance(value, dict) else {}
         if isinstance(value, str):
-            entry = {}  # `${{parent.outputs.x}}`: the pipeline's output is this step's output
+            # `${{parent.outputs.x}}`: the pipeline's output is this step's output, with its settings.
+            parts = step["wiring"].get("outputs", {}).get(key)
+            pipeline_output = plan.outputs.get(parts[2]) if parts and parts[1:2] == ["outputs"] else None
+            entry = dict((pipeline_output or {}).get("settings") or {})
         if declared is not None and isinstance((definition.get("outputs") or {}).get(key), dict):
             entry.setdefault("type", definition["outputs"][key].get("type", "uri_folder"))
-        outputs[key] = {k: v for k, v in entry.items() if k in ("type", "mode", "name", "version")}
+        # A step output's own `path` (a datastore path) is where it is written, as in the service.
+        outputs[key] = {k: v for k, v in entry.items() if k in ("type", "mode", "path", "name", "version")}
     for key, value in (definition.get("outputs") or {}).items():
         if key not in outputs and step["source"] != "inline":
             outputs[key] = {"type": (value or {}).get("type", "uri_folder")} if isinstance(value, dict) else {}
     job["outputs"] = outputs
     return job
+
+
+def _mentions_output(command: Any, key: str) -> bool:
+    return isinstance(command, str) and re.search(r"\$\{\{\s*outputs\.%s\s*\}\}" % re.escape(key), command) is not None
 
 
 def sweep_step_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str, dict[str, Any]]
@@ -293,6 +335,21 @@ def nested_pipeline_data(plan: PipelinePlan, step_name: str, upstream_outputs: d
 
 
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
+_PARENT_INPUT = re.compile(r"^\s*\$\{\{\s*(?:parent\.)?inputs\.([A-Za-z0-9_]+)\s*\}\}\s*$")
+
+
+def _bound_compute(value: Any, inputs: dict[str, Any], where: str) -> Any:
+    """A compute written as `${{parent.inputs.x}}` (a pipeline component that takes its compute
+    as an input, as Microsoft's pipeline-component examples do) is that input's value."""
+    match = _PARENT_INPUT.match(value) if isinstance(value, str) else None
+    if match is None:
+        return value
+    planned = inputs.get(match[1])
+    if planned is None or planned["type"] != "literal" or not planned.get("value"):
+        raise RunnerError(f"{where}: compute is bound to '{value.strip()}', which is no pipeline input with a "
+                          "value; declare it under the pipeline's `inputs:` with a compute's name "
+                          "(`compute_name: cpu-cluster`), or pass one to the pipeline component")
+    return planned["value"]
 def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan: PipelinePlan,
                     where: str) -> dict[str, Any]:
     """A step's run settings (resources, distribution, a sweep step's limits) with each value that
@@ -348,6 +405,7 @@ class Step:
         self.cancel = contract.Cancel()
         self.done = threading.Event()
         self.status = "NotStarted"
+        self.error: dict[str, Any] | None = None
         self.thread: threading.Thread | None = None
 
     def outputs(self) -> dict[str, dict[str, Any]]:
@@ -370,6 +428,10 @@ class Step:
                                                        "message": f"{type(error).__name__}: {error}"})
             self._end_unstarted(outcome)
         finally:
+            if outcome.status == "Failed" and outcome.error:
+                # The stream and the Execution Summary show why, not only that, a step failed.
+                self.pipeline.log(f"step {self.name} failed: {outcome.error.get('message')}")
+                self.error = outcome.error
             self.status = outcome.status
             self.done.set()
             self.pipeline.wake.set()
@@ -388,16 +450,24 @@ class Step:
         if decision.hit is not None:
             pipeline.log(f"step {self.name}: reused from {decision.hit['job']} ({decision.summary()})")
             fields = step_cache.restore(pipeline.workspace, decision.hit, plan, self.run_dir)
+            self._collect_artifacts()
             status.transition(self.run_dir, "Completed", reused=True, reused_from=decision.hit["job"],
                               exit_code=0, **fields)
             return contract.Outcome("Completed", 0)
         pipeline.log(f"step {self.name}: runs ({decision.summary()})")
         run = JobRun(self.run_dir, alone=False, cancel=self.cancel)
         outcome = run.until_finalizing()
+        self._collect_artifacts()  # before the step is seen to end: its consumers read them
         run.finalize(outcome)
         if outcome.status == "Completed" and decision.storable:
             self._store(decision, plan)
         return outcome
+
+    def _collect_artifacts(self) -> None:
+        try:
+            collect_artifacts(self.run_dir)
+        except OSError as error:  # a consumer of the artifacts then says what it misses
+            self.pipeline.log(f"step {self.name}: warning: could not collect its artifacts: {error}")
 
     def _store(self, decision: step_cache.Decision, plan: CommandPlan) -> None:
         """Keep the completed step for reuse. A step the cache cannot hold (a link out of its
@@ -423,6 +493,15 @@ class Step:
         pipeline.log(f"step {self.name}: a sweep, {plan.limits['max_total_trials']} trial(s) at most")
         run = SweepRun(self.run_dir, cancel=self.cancel, alone=False)
         outcome = run.until_finalizing()
+        if outcome.status == "Completed" and run.summary()["best_trial"] is None:
+            # A sweep step's outputs are its best trial's: without one there is nothing to hand
+            # on, and a consumer would read an empty folder instead of a model.
+            outcome = contract.Outcome("Failed", 1, {
+                "code": "NoBestTrial",
+                "message": f"no trial logged the primary metric '{run.metric}', so this sweep step has no best "
+                           "trial and no outputs to hand on (a sweep step's outputs are its best trial's: "
+                           "https://learn.microsoft.com/azure/machine-learning/how-to-use-sweep-in-pipeline); "
+                           f"log it in the trial with mlflow.log_metric('{run.metric}', value)"})
         run.finalize(outcome)
         return outcome
 
@@ -594,9 +673,11 @@ class PipelineRun(Walk):
         if self.cancel.requested:
             return contract.Outcome("Canceled", None, {"code": "Canceled", "message": "the pipeline was canceled"})
         if failed:
+            first = (self.steps[failed[0]].error or {}).get("message")
             return contract.Outcome("Failed", 1, {"code": "StepFailed",
                                                  "message": f"step(s) {', '.join(failed)} failed; see aml-run job show "
-                                                            f"{self.plan.name} --node {failed[0]}"})
+                                                            f"{self.plan.name} --node {failed[0]}"
+                                                            + (f"\nstep {failed[0]}: {first}" if first else "")})
         return contract.Outcome("Completed", 0)
 
     def finalize(self, outcome: contract.Outcome) -> None:
@@ -640,14 +721,43 @@ def output_origin(step_dir: Path, port: str) -> str:
     return contract.executor_for(plan.type).output_origin(step_dir, plan, record, port)
 
 
-def step_outputs(step_dir: Path) -> dict[str, dict[str, Any]]:
+def step_outputs(step_dir: Path, artifacts: bool = True) -> dict[str, dict[str, Any]]:
     """A step's outputs as planned: a sweep step's are its best trial's (before there is one,
-    its own folders); a pipeline-component step's are the inner step outputs bound to them."""
+    its own folders); a pipeline-component step's are the inner step outputs bound to them.
+    A command step also has its artifacts (``default``, ``artifacts``)."""
     plan = contract.read_plan(step_dir)
     source = contract.executor_for(plan.type).outputs_run(step_dir, plan, status.read(step_dir))
     if source is None:
-        return {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan.outputs.items()}
-    return source[1].outputs
+        outputs = {key: {**value, "path": str(step_dir / "outputs" / key)} for key, value in plan.outputs.items()}
+    else:
+        outputs = dict(source[1].outputs)
+    if plan.type == "command" and artifacts:
+        for key in RESERVED_OUTPUTS:
+            outputs.setdefault(key, {"type": "uri_folder", "mode": "rw_mount", "path": str(step_dir / ARTIFACTS),
+                                     "asset_name": None, "asset_version": None})
+    return outputs
+
+
+def collect_artifacts(step_dir: Path) -> None:
+    """The step's artifact folder, laid out as the service keeps a job's artifacts: ``outputs/``
+    and ``logs/`` (the command's ./outputs and ./logs) and ``user_logs/``. Hard links, nothing
+    copied; built aside and renamed in, so a consumer never sees half of it."""
+    import shutil
+
+    from .inputs import link_tree
+
+    target = step_dir / ARTIFACTS
+    partial = step_dir / f".{ARTIFACTS}.{os.getpid()}.part"
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir()
+    for name, source in (("outputs", step_dir / "wd" / "outputs"), ("logs", step_dir / "wd" / "logs"),
+                         ("user_logs", step_dir / "user_logs")):
+        if source.is_dir():
+            link_tree(source, partial / name)
+        else:
+            (partial / name).mkdir()
+    shutil.rmtree(target, ignore_errors=True)
+    os.replace(partial, target)
 
 
 def nodes(workspace: Workspace, run_dir: Path, plan: PipelinePlan) -> dict[str, Any]:
@@ -656,7 +766,8 @@ def nodes(workspace: Workspace, run_dir: Path, plan: PipelinePlan) -> dict[str, 
     for name in plan.order:
         step_dir = run_dir / STEPS / name
         record = status.read(step_dir) if (step_dir / status.FILE).is_file() else {"status": "NotStarted"}
-        outputs = step_outputs(step_dir) if (step_dir / contract.PLAN).is_file() else {}
+        # The declared outputs (`job show` of the step has `default` and `logs` as any job's).
+        outputs = step_outputs(step_dir, artifacts=False) if (step_dir / contract.PLAN).is_file() else {}
         metrics = record.get("metrics") or {}
         if record.get("best_trial"):  # a sweep step: its best trial's
             metrics = next((row.get("metrics") or {} for row in record.get("trials") or []

@@ -117,6 +117,9 @@ class CommandPlan(Plan):
     known_values: dict[str, str] = field(default_factory=dict)
     # The prefix under which inputs, outputs and parameters also reach the command's environment.
     values_prefix: str | None = None
+    # What the spec asks for that this machine does not do (image, build, services, identity),
+    # one line each, said once at Preparing.
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass(kw_only=True)

@@ -31,6 +31,7 @@ import copy
 import fcntl
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -237,17 +238,25 @@ def _flatten(value: Any, prefix: tuple[str, ...] = ()) -> Iterator[tuple[str, An
         yield ".".join(prefix), value
 
 
-def _substitute_trigger_time(value: Any, stamp: str) -> Any:
+# The macro expressions a schedule's create_job may use, and what each becomes when it fires
+# (https://learn.microsoft.com/azure/machine-learning/how-to-schedule-pipeline-job#use-supported-expressions-in-schedules):
+# ${{name}}, the name of the job it creates, and ${{creation_context.trigger_time}}, its
+# trigger time. The page lists them for output paths and string inputs; Microsoft's own
+# cron-with-settings example passes ${{name}} as an input, so both are replaced in any value.
+_SCHEDULE_MACROS = re.compile(r"\$\{\{\s*(name|creation_context\.trigger_time)\s*\}\}")
+
+
+def _substitute_macros(value: Any, job_name: str, stamp: str) -> Any:
     if isinstance(value, str):
-        return value.replace("${{creation_context.trigger_time}}", stamp)
+        return _SCHEDULE_MACROS.sub(lambda m: job_name if m.group(1) == "name" else stamp, value)
     return value
 
 
-def _overrides(record: Mapping[str, Any], job_file: Path, fire: datetime) -> list[str]:
+def _overrides(record: Mapping[str, Any], job_file: Path, fire: datetime, job_name: str) -> list[str]:
     import yaml
 
     stamp = fire.isoformat().replace("+00:00", "Z")
-    pairs = [f"{key}={json.dumps(_substitute_trigger_time(value, stamp), default=str)}"
+    pairs = [f"{key}={json.dumps(_substitute_macros(value, job_name, stamp), default=str)}"
              for key, value in _flatten(record["create_job"]["overrides"]) if key]
     given = set(k for k in record["create_job"]["overrides"])
     try:
@@ -270,7 +279,8 @@ def _submit_job(workspace: Workspace, record: Mapping[str, Any], fire: datetime,
 
     job_file = Path(record["create_job"]["path"])
     submitter = submit or jobs.submit
-    return submitter(job_file, workspace, workspace.new_job_name(), _overrides(record, job_file, fire), warn=warn)
+    name = workspace.new_job_name()
+    return submitter(job_file, workspace, name, _overrides(record, job_file, fire, name), warn=warn)
 
 
 # -- the verbs ----------------------------------------------------------------------------------

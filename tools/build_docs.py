@@ -38,6 +38,8 @@ def render() -> str:
             out += ["", f"## {family}xx — {FAMILIES.get(family, '')}"]
         out += ["", f"### {code}", "", f"**{rule.name}** ({rule.severity}): {rule.summary}", "",
                 rule.doc.strip()]
+        if rule.service_text:
+            out += ["", rule.service_text]
         if rule.sources:
             out += ["", "See:", "", *(f"- <{url}>" for url in rule.sources)]
         out += ["", "Bad:", "", "```yaml", rule.bad.rstrip("\n"), "```", "",

@@ -22,6 +22,11 @@ LITERAL = "literal"
 DATA_TYPES = ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model", "triton_model")
 
 
+# Findings about the local workspace's registry, not the spec: ignoring them cannot help, since
+# the runner needs the asset itself.
+_LOCAL_WORKSPACE = frozenset({"AML805"})
+
+
 class SpecError(AmllabError):
     """A spec that lint refuses: ``str()`` is the one-line summary, :meth:`render` the full
     report with each finding's file, position, source line and fix."""
@@ -34,6 +39,36 @@ class SpecError(AmllabError):
         first = errors[0] if errors else diagnostics[0]
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         super().__init__(f"{first.path}:{first.line}:{first.column}: {first.code} {first.message}{more}")
+
+    def refusal(self) -> str:
+        """Why each error stops the spec, per rule: whether azure-ai-ml refuses such a spec too
+        (the rule's ``service`` verdict, established on its golden bad cases by
+        tools/sdk_verdicts.py), or sends it to the service and only aml-lint flags it, and how
+        to submit it anyway."""
+        from .rules import RULES
+
+        lines = []
+        codes = list(dict.fromkeys(d.code for d in self.diagnostics if d.severity is Severity.ERROR))
+        for code in codes:
+            rule = RULES.get(code)
+            verdict = rule.service if rule is not None else None
+            because = rule.summary.rstrip(".") if rule is not None else ""
+            anyway = f"to submit it anyway: --ignore {code}, or `# amllab: ignore[{code}]` on its line"
+            if code in _LOCAL_WORKSPACE:
+                lines.append(f"  {code}: the local workspace lacks what the spec names (the service's workspace "
+                             "would need it too); register it with the command shown above")
+            elif verdict == "rejects":
+                lines.append(f"  {code}: azure-ai-ml refuses such a spec too (az ml job create would stop here); "
+                             "fix it")
+            elif verdict == "accepts":
+                lines.append(f"  {code}: azure-ai-ml accepts this and sends it to the service; aml-lint flags it "
+                             f"because: {because}; {anyway}")
+            elif verdict == "depends":
+                lines.append(f"  {code}: azure-ai-ml refuses some specs with this finding and sends others to the "
+                             f"service; aml-lint flags it because: {because}; {anyway}")
+            else:
+                lines.append(f"  {code}: not compared with azure-ai-ml; {anyway}")
+        return "\n".join(lines) + "\n" if lines else ""
 
     def render(self, color: bool = False) -> str:
         from .engine import FileReport, LintResult
@@ -316,9 +351,12 @@ def apply_overrides(data: dict[str, Any], pairs: Iterable[str]) -> dict[str, Any
 
 
 def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path | None = None,
-              config: Any = None) -> Spec:
+              config: Any = None, ignore: Iterable[str] = ()) -> Spec:
     """Lint ``path`` and return its typed model; raise :class:`SpecError` if lint reports an
-    error (before or after ``overrides``), :class:`UsageError` if the file cannot be read."""
+    error (before or after ``overrides``), :class:`UsageError` if the file cannot be read.
+    The project's ``[tool.amllab.lint]`` applies (found from the spec's folder up, as aml-lint
+    finds it from the current one); ``ignore`` adds codes or prefixes to its ``ignore``, as
+    ``aml-lint --ignore`` does."""
     import yaml
 
     from . import config as config_module
@@ -332,6 +370,11 @@ def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path |
         config = config_module.load(path.resolve().parent, RULES)
     if workspace is not None:
         config = config.with_overrides(workspace=workspace)
+    ignore = tuple(ignore)
+    if ignore:
+        # Checked like the configuration file's codes, so a typo gets one clear message.
+        codes = config_module._codes(list(ignore), "--ignore", Path("command line"), RULES)
+        config = config.with_overrides(ignore=tuple(config.ignore) + codes)
     report = lint_file(path, config)
     _refuse_errors(str(path), report.diagnostics, report.text)
     if report.kind is None:

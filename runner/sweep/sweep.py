@@ -487,9 +487,10 @@ class SweepRun(Walk):
                                                       "it and its running trials were canceled"})
         if states and all(state == "Failed" for state in states):
             first = self.trials[0]
+            said = ((first.outcome.error or {}).get("message") if first.outcome else None) or \
+                f"see its log: {first.run_dir / contract.USER_LOG}"
             return contract.Outcome("Failed", None, {"code": "AllTrialsFailed", "message":
-                                                    f"every trial failed; see {first.name}'s log: "
-                                                    f"{first.run_dir / contract.USER_LOG}"})
+                                                    f"every trial failed; {first.name}: {said}"})
         return contract.Outcome("Completed", 0)
 
     def summary(self) -> dict[str, Any]:

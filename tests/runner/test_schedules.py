@@ -423,3 +423,27 @@ def test_where_croniter_and_rrule_read_it_otherwise() -> None:
 def test_the_scenario_shows_how_to_list_next_fires(repo_root: Path) -> None:
     text = (repo_root / "scenarios" / "weekly-retrain" / "scenario.yml").read_text()
     assert "aml-run schedule show weekly-retrain --next 5" in " ".join(textwrap.dedent(text).split())
+
+
+def test_a_schedules_job_gets_its_own_name_and_trigger_time_for_the_macros(tmp_path: Path) -> None:
+    # The two expressions the service resolves in create_job (how-to-schedule-pipeline-job):
+    # ${{name}} is the created job's name, ${{creation_context.trigger_time}} its trigger time.
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "job.yml").write_text(textwrap.dedent("""\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: echo "run=${{inputs.run}} when=${{inputs.when}}" > outputs/seen.txt
+        inputs:
+          run: placeholder
+          when: placeholder
+        environment:
+          image: python:3.11-slim
+        """))
+    workspace = Workspace(tmp_path / ".amllab")
+    schedules.create(workspace, write_schedule(folder, "macros", EVERY_10, create_job={
+        "job": "./job.yml", "inputs": {"run": "${{name}}", "when": "at-${{ creation_context.trigger_time }}"}}),
+        now=T0)
+    name = schedules.trigger(workspace, "macros", now=T0)
+    assert jobs.wait(workspace, name, timeout=120)["status"] == "Completed"
+    seen = (workspace.run_dir(name) / "wd" / "outputs" / "seen.txt").read_text()
+    assert seen == f"run={name} when=at-2027-01-04T12:00:30Z\n"

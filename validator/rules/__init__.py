@@ -6,6 +6,7 @@ below. Codes are stable once released (families in shared/DESIGN.md).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 from ._base import ALL_KINDS, REGISTRY, Rule
@@ -23,7 +24,9 @@ from . import (  # noqa: F401  (each module registers its rules on import)
     assets,         # AML801-AML899  azureml: references, local paths, workspace registry
 )
 
-RULES: dict[str, Rule] = dict(sorted(REGISTRY.items()))
+from ._service import SERVICE  # noqa: E402  (generated: tools/sdk_verdicts.py)
+
+RULES: dict[str, Rule] = {code: replace(rule, service=SERVICE.get(code)) for code, rule in sorted(REGISTRY.items())}
 
 
 @lru_cache(maxsize=None)

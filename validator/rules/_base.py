@@ -55,6 +55,10 @@ class Rule:
     sources: tuple[str, ...] = ()
     # Where the rule comes from in the maintainers' own notes: kept for them, never rendered.
     provenance: str = ""
+    # What azure-ai-ml does with the rule's golden bad cases (validator/rules/_service.py,
+    # written by tools/sdk_verdicts.py): "rejects" (the client refuses the spec), "accepts" (it
+    # sends the spec to the service), "depends" (some cases each way); None: not established.
+    service: str | None = None
 
     def check(self, document: Document) -> Iterator[Diagnostic]:
         """The rule's findings on ``document``, each stamped with this rule's code and severity."""
@@ -65,8 +69,21 @@ class Rule:
             yield document.diagnostic(self.code, finding.message, finding.at, key=finding.key,
                                       severity=self.severity, hint=finding.hint, span=finding.span)
 
+    @property
+    def service_text(self) -> str | None:
+        """What azure-ai-ml does with a spec this rule flags, in one sentence, or None."""
+        return {
+            "rejects": "azure-ai-ml (the client behind `az ml`) refuses such a spec too: it never reaches the service.",
+            "accepts": "azure-ai-ml (the client behind `az ml`) accepts such a spec and sends it to the service; "
+                       "only aml-lint flags it.",
+            "depends": "azure-ai-ml (the client behind `az ml`) refuses some specs with this finding and sends "
+                       "others to the service.",
+        }.get(self.service or "")
+
     def explain(self) -> str:
         parts = [f"{self.code} {self.name} ({self.severity})", "", self.summary, "", self.doc.strip()]
+        if self.service_text:
+            parts += ["", self.service_text]
         if self.sources:
             parts += ["", "See:", *(f"    {url}" for url in self.sources)]
         parts += ["", "Bad:", "", textwrap.indent(self.bad.strip("\n"), "    "),

@@ -1,0 +1,232 @@
+"""What a real job's script sees and what aml-run says about it: the AZURE_ML_INPUT_/OUTPUT_
+variables, the end of the log in a failed job's error, and what Preparing says of image,
+build, services and identity. Real processes in a real workspace."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+from amlrun import aml_run, lab, submit, write_job  # noqa: F401
+from runner import jobs
+from runner.workspace import Workspace
+
+DUMP_ENV = """\
+    import json, os, pathlib
+    pathlib.Path("outputs").mkdir(exist_ok=True)
+    seen = {k: v for k, v in os.environ.items() if k.startswith("AZURE_ML_")}
+    pathlib.Path("outputs/seen.json").write_text(json.dumps(seen))
+    """
+
+
+def test_a_job_sees_its_data_inputs_and_outputs_as_azure_ml_variables(lab: Path) -> None:
+    folder = lab / "bindings"
+    (folder / "rows").mkdir(parents=True)
+    (folder / "rows" / "a.csv").write_text("x\n1\n")
+    spec = write_job(folder, "job", """\
+        code: src
+        command: python main.py --dataset-dir $AZURE_ML_INPUT_dataset
+        inputs:
+          dataset: {type: uri_folder, path: ./rows}
+          epochs: 3
+        outputs:
+          checkpoints: {type: uri_folder}
+        """, script=DUMP_ENV)
+    name = submit(lab, spec)
+    workspace = Workspace.locate(lab / ".amllab")
+    record = jobs.wait(workspace, name, timeout=60)
+    assert record["status"] == "Completed", record
+    run_dir = workspace.run_dir(name)
+    seen = json.loads((run_dir / "wd" / "outputs" / "seen.json").read_text())
+    dataset = Path(seen["AZURE_ML_INPUT_dataset"])
+    assert (dataset / "a.csv").read_text() == "x\n1\n"
+    assert seen["AZURE_ML_INPUT_DATASET"] == seen["AZURE_ML_INPUT_dataset"]
+    assert Path(seen["AZURE_ML_OUTPUT_checkpoints"]) == Path(seen["AZURE_ML_OUTPUT_CHECKPOINTS"])
+    assert Path(seen["AZURE_ML_OUTPUT_checkpoints"]).is_dir()
+    # A literal input has no such variable in any public example: none is invented.
+    assert "AZURE_ML_INPUT_epochs" not in seen
+
+
+FAILING = """\
+    import sys
+    print("loading the data")
+    print()
+
+
+    def load(path):
+        raise FileNotFoundError(f"no such table: {path}")
+
+
+    load(sys.argv[1])
+    """
+
+
+def test_a_failed_command_jobs_error_shows_the_end_of_its_log(lab: Path) -> None:
+    spec = write_job(lab / "failing", "job", """\
+        code: src
+        command: python main.py churn.csv
+        """, script=FAILING)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 1, result.stdout
+    summary = result.stdout.split("Execution Summary", 1)[1]
+    # The exception line and the frame that raised it, not only "exited with code 1".
+    assert "FileNotFoundError: no such table: churn.csv" in summary
+    assert 'raise FileNotFoundError(f"no such table: {path}")' in summary
+    assert "the command exited with code 1; end of " in summary
+    name = summary.split("RunId: ", 1)[1].split()[0]
+    error = jobs.show(Workspace.locate(lab / ".amllab"), name)["error"]["message"]
+    assert error.endswith("FileNotFoundError: no such table: churn.csv")
+    assert "\n\n" not in error  # blank lines carry nothing
+
+
+def test_a_program_the_image_would_provide_is_named_as_missing_here(lab: Path) -> None:
+    # Microsoft's R and Julia examples run `Rscript`/`julia` from their environment's image.
+    spec = write_job(lab / "r-job", "job", """\
+        command: amllab-no-such-program-here iris.R
+        environment: {image: rocker/tidyverse:latest}
+        """)
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
+    assert result.returncode == 1, result.stdout
+    name = result.stdout.split("RunId: ", 1)[1].split()[0]
+    error = jobs.show(Workspace.locate(lab / ".amllab"), name)["error"]["message"]
+    assert "amllab-no-such-program-here: command not found" in error
+    assert "exit code 127: the shell found no such program" in error
+
+
+def test_a_failed_pipeline_step_says_why_in_the_pipelines_stream_and_summary(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "main.py").write_text(textwrap.dedent(FAILING))
+    spec = tmp_path / "pipeline.yml"
+    spec.write_text(textwrap.dedent("""\
+        $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+        type: pipeline
+        jobs:
+          prep:
+            type: command
+            code: src
+            command: python main.py rows.csv
+            environment: {image: python:3.11-slim}
+        """))
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert result.returncode == 1, result.stdout
+    stream, summary = result.stdout.split("Execution Summary", 1)
+    assert "step prep failed: the command exited with code 1" in stream
+    assert "FileNotFoundError: no such table: rows.csv" in stream
+    assert "step prep: " in summary and "FileNotFoundError: no such table: rows.csv" in summary
+
+
+SHM_GB = """\
+    command: echo ran
+    resources:
+      shm_size: 16GB
+    """
+
+
+def test_a_refusal_says_whether_the_client_refuses_it_too_and_ignore_submits_it(tmp_path: Path) -> None:
+    # AML403 (a Docker-style '16GB'): azure-ai-ml loads and validates such a spec and sends it on.
+    spec = write_job(tmp_path / "shm", "job", SHM_GB)
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "the service would refuse it too" not in refused.stderr
+    assert "aml-run: the spec has lint errors, so it was not submitted:\n  AML403: azure-ai-ml accepts this and " \
+           "sends it to the service; aml-lint flags it because: `resources.shm_size` is not" in refused.stderr
+    assert "(for example `16g`); to submit it anyway: --ignore AML403, or `# amllab: ignore[AML403]` on its line\n" \
+        in refused.stderr
+    assert "--ignore AML403" in refused.stderr
+    ran = aml_run("job", "create", "--file", str(spec), "--ignore", "aml403", "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    assert "ran" in ran.stdout and "Status: Completed" in ran.stdout
+
+
+def test_a_refusal_the_client_shares_says_so(tmp_path: Path) -> None:
+    # AML803: a code folder that does not exist; azure-ai-ml refuses it before it is sent.
+    spec = write_job(tmp_path / "nocode", "job", "code: ./missing\ncommand: echo ran\n")
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "  AML803: azure-ai-ml refuses such a spec too (az ml job create would stop here); fix it\n" \
+        in refused.stderr
+    assert "--ignore AML803" not in refused.stderr
+
+
+def test_an_unregistered_asset_is_not_offered_to_ignore(tmp_path: Path) -> None:
+    # Ignoring AML805 cannot help: the runner needs the asset itself.
+    spec = write_job(tmp_path / "unregistered", "job", "command: echo ran\nenvironment: azureml:sklearn-train:2\n")
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "  AML805: the local workspace lacks what the spec names" in refused.stderr
+    assert "--ignore AML805" not in refused.stderr
+
+
+def test_job_create_honours_the_projects_lint_configuration_and_checks_ignore_codes(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    spec = write_job(project / "jobs", "job", SHM_GB)
+    (project / "pyproject.toml").write_text('[tool.amllab.lint]\nignore = ["AML403"]\n')
+    ran = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr
+    typo = aml_run("job", "create", "--file", str(spec), "--ignore", "AML4033", cwd=tmp_path)
+    assert typo.returncode == 2
+    assert "unknown rule code 'AML4033'" in typo.stderr and "Traceback" not in typo.stderr
+
+
+def test_preparing_says_once_what_image_build_services_and_identity_mean_here(tmp_path: Path) -> None:
+    folder = tmp_path / "surface"
+    (folder / "docker").mkdir(parents=True)
+    (folder / "docker" / "Dockerfile").write_text("FROM python:3.11-slim\n")
+    spec = write_job(folder, "job", """\
+        command: echo ran
+        identity:
+          type: user_identity
+        services:
+          my_jupyter:
+            type: jupyter_lab
+          my_ssh:
+            type: ssh
+        environment:
+          image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04:latest
+        """)
+    ran = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    lines = ran.stdout.splitlines()
+    said = [line for line in lines if "image mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04:latest: recorded, "
+            "not pulled; the job runs in a local environment" in line]
+    assert len(said) == 1
+    assert sum("services my_jupyter (jupyter_lab), my_ssh (ssh): not started here" in line for line in lines) == 1
+    assert sum("identity user_identity: not used here" in line for line in lines) == 1
+
+    built = write_job(folder, "built", """\
+        command: echo ran
+        environment:
+          build:
+            path: ./docker
+        """)
+    ran = aml_run("job", "create", "--file", str(built), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stderr + ran.stdout
+    assert sum("build context ./docker: not built; the job runs in a local environment" in line
+               for line in ran.stdout.splitlines()) == 1
+
+
+def test_a_sweep_whose_every_trial_failed_says_why(tmp_path: Path) -> None:
+    (tmp_path / "src").mkdir()
+    # Logs its metric where it would, had it not failed first.
+    (tmp_path / "src" / "main.py").write_text(textwrap.dedent(FAILING) + "import mlflow\nmlflow.log_metric('score', 1.0)\n")
+    spec = tmp_path / "sweep.yml"
+    spec.write_text(textwrap.dedent("""\
+        $schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+        type: sweep
+        trial:
+          code: src
+          command: python main.py part-${{search_space.x}}.csv
+          environment: {image: python:3.11-slim}
+        sampling_algorithm: grid
+        search_space:
+          x: {type: choice, values: [1, 2]}
+        objective: {goal: maximize, primary_metric: score}
+        limits: {max_total_trials: 2}
+        """))
+    result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path,
+                     env={"AMLLAB_PLAIN_STREAM": "1"})
+    assert result.returncode == 1, result.stdout
+    summary = result.stdout.split("Execution Summary", 1)[1]
+    assert "every trial failed; " in summary
+    assert "FileNotFoundError: no such table: part-" in summary
