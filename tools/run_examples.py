@@ -11,9 +11,9 @@ folder, and one workspace there holds every job.
 
 Before a spec runs, what it references is registered the way its README's `az ml ... create`
 commands would: computes by name, and environments, data and components found by name among
-the checkout's asset files. Remote data (https, wasbs, abfss, datastore paths) is pointed at a
-local copy of the same file or folder from the checkout with `aml-run data map`, when the
-checkout has one. Nothing else is changed: the spec runs as it is.
+the checkout's asset files. Remote data (https, wasbs, datastore paths) is pointed with
+`aml-run data map` at a local mirror of its container, built from the checkout's copies of the
+same files (MIRRORS names each copy and why it is the same data). Nothing else is changed: the spec runs as it is.
 
 One row per spec: Completed, Failed, Refused (aml-run or its linter refused it at submission),
 By design (a job type or a resource aml-run does not run here, and says so), Not a job (a
@@ -110,7 +110,6 @@ def kind_of(path: Path) -> str | None:
 class Assets:
     """Asset files in the checkout, by the name they register."""
     by_kind: dict[str, dict[str, list[Path]]] = field(default_factory=dict)
-    files: dict[str, list[Path]] = field(default_factory=dict)  # basename -> paths (for data maps)
 
     def add(self, kind: str, path: Path) -> None:
         try:
@@ -125,8 +124,6 @@ class Assets:
 def index(tree: Path) -> Assets:
     assets = Assets()
     for path in sorted(tree.rglob("*")):
-        if path.is_file():
-            assets.files.setdefault(path.name, []).append(path)
         if path.suffix in (".yml", ".yaml") and path.is_file():
             try:
                 head = path.read_text(errors="replace")[:4000]
@@ -135,9 +132,6 @@ def index(tree: Path) -> Assets:
             for name, asset in ASSET_SCHEMAS.items():
                 if f"/{name}.schema.json" in head:
                     assets.add(asset, path)
-    for path in sorted(tree.rglob("*")):
-        if path.is_dir():
-            assets.files.setdefault(path.name + "/", []).append(path)
     return assets
 
 
@@ -228,17 +222,56 @@ class Registrar:
             return
 
     def remote(self, uri: str) -> None:
-        if ("map", uri) in self.done or "${{" in uri or "<" in uri:
+        """Map the remote location's container to a local mirror when the checkout holds copies
+        of its files (MIRRORS); otherwise leave it, and the job says how to map it."""
+        for mirror in MIRRORS:
+            prefix = next((prefix for prefix in mirror.prefixes if uri.startswith(prefix)), None)
+            if prefix is None:
+                continue
+            if ("map", prefix) not in self.done:
+                self.done.add(("map", prefix))
+                self._aml("data", "map", "--uri-prefix", prefix, "--path", str(mirror.build(self.cwd)))
             return
-        self.done.add(("map", uri))
-        is_folder = uri.endswith("/")
-        leaf = uri.rstrip("/").rsplit("/", 1)[-1]
-        candidates = self.assets.files.get(leaf + ("/" if is_folder else ""), [])
-        if not candidates:
+        if ("no copy", uri) not in self.done and "${{" not in uri and "<" not in uri:
+            self.done.add(("no copy", uri))
             self.log.append(f"no local copy of {uri} in the checkout")
-            return
-        prefix = uri.rstrip("/").rsplit("/", 1)[0] + "/"
-        self._aml("data", "map", "--uri-prefix", prefix, "--path", str(candidates[0].parent))
+
+
+@dataclass
+class Mirror:
+    """A local stand-in for one remote container: the files of it that the checkout has copies
+    of. Each copy is named explicitly: a file with the same name elsewhere in the checkout is
+    not necessarily the same data (the checkout has three different iris.csv files)."""
+    name: str
+    prefixes: tuple[str, ...]
+    copies: dict[str, str]   # path under the prefix -> path in the checkout
+    why: str
+
+    def build(self, tree: Path) -> Path:
+        folder = tree.parent / "mirrors" / self.name
+        for inside, source in self.copies.items():
+            target = folder / inside
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if (tree / source).is_dir():
+                shutil.copytree(tree / source, target, dirs_exist_ok=True)
+            elif (tree / source).is_file() and not target.exists():
+                shutil.copy2(tree / source, target)
+        return folder
+
+
+MIRRORS = (
+    Mirror("azuremlexamples-datasets",
+           ("https://azuremlexamples.blob.core.windows.net/datasets/",
+            "wasbs://datasets@azuremlexamples.blob.core.windows.net/"),
+           {"iris.csv": "cli/jobs/pipelines/add-column-and-word-count-using-spark/data/iris.csv"},
+           "the public iris.csv has a header row with a `species` column, which the iris scripts read; "
+           "of the checkout's three iris.csv files only this one has it"),
+    Mirror("workspaceblobstore-example-data",
+           ("azureml://datastores/workspaceblobstore/paths/example-data/",),
+           {"": "cli/assets/data/example-data"},
+           "the examples' own example data folder, which the datastore examples read from the "
+           "workspace's default datastore"),
+)
 
 
 # -- running one spec -----------------------------------------------------------------------------
@@ -404,6 +437,10 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.flush()
     (scratch / "registration.log").write_text("\n".join(log) + "\n")
     result = report(rows, sys.stdout)
+    for mirror in MIRRORS:
+        if any(("map", prefix) in registrar.done for prefix in mirror.prefixes):
+            print(f"offline data: {', '.join(mirror.prefixes)} -> the checkout's {', '.join(mirror.copies.values())} "
+                  f"({mirror.why})")
     print(f"scratch folder (workspace, registration log): {scratch}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
