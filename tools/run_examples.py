@@ -68,6 +68,7 @@ class Row:
     job: str | None = None
     steps: list[str] = field(default_factory=list)
     cause_class: str = ""
+    evidence: str = ""  # all of what aml-run said, for the cause class; not printed
 
 
 def run(args: list[str], cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -286,6 +287,10 @@ def job_cause(shown: dict[str, Any]) -> str:
     log = Path(str(shown.get("log_path") or ""))
     if log.is_file():
         lines = [line.strip() for line in log.read_text(errors="replace").splitlines() if line.strip()]
+        # A download that failed early (wget, curl) is the cause, whatever failed after it.
+        offline = [line for line in lines if re.search(NETWORK, line)]
+        if offline:
+            return f"{error.get('code', '')}: {offline[0][:200]}"
         errors = [line for line in lines if re.match(r"^[A-Za-z_.]*(Error|Exception)\b", line)]
         if errors:
             return f"{error.get('code', '')}: {errors[-1][:200]}"
@@ -297,6 +302,7 @@ def run_job(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
     if created.returncode != 0:
         text = created.stderr or created.stdout
         row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
+        row.evidence = text
         return
     row.job = json.loads(created.stdout)["name"]
     finish(row, workspace, timeout, spec.parent)
@@ -307,6 +313,7 @@ def run_schedule(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
     if created.returncode != 0:
         text = created.stderr or created.stdout
         row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
+        row.evidence = text
         return
     name = json.loads(created.stdout)["name"]
     run(["schedule", "disable", name, "-w", str(workspace)], spec.parent)
@@ -314,6 +321,7 @@ def run_schedule(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
     if triggered.returncode != 0:
         text = triggered.stderr or triggered.stdout
         row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
+        row.evidence = text
         return
     fired = json.loads(triggered.stdout)
     row.job = fired.get("job") or fired.get("name") or fired.get("job_name")
@@ -350,12 +358,16 @@ def finish(row: Row, workspace: Path, timeout: float, cwd: Path) -> None:
 
 # Why a spec did not complete, when the reason is not aml-run's: each pattern is matched against
 # the cause aml-run or the job's log gave. Anything unmatched is "aml-run?" and must be looked at.
+NETWORK = (r"Name or service not known|cannot download|URLError|Temporary failure in name resolution"
+           r"|unable to resolve host|Could not resolve host|is cloud storage|HTTPError|ConnectionError"
+           r"|getaddrinfo|which does not exist; copy")
 CAUSE_CLASSES = (
-    ("network", r"Name or service not known|cannot download|URLError|Temporary failure in name resolution"
-                r"|is cloud storage|no local copy|HTTPError|ConnectionError|getaddrinfo"),
-    ("asset not in checkout", r"'(?!AzureML-)[^']+' is not registered"),
-    ("program not on this machine", r"code 127|command not found|No such file or directory: '(Rscript|julia|java)"),
+    ("network: data not in the checkout", NETWORK),
+    ("asset not in the checkout", r"'(?!AzureML-)[^']+' is not registered"),
+    ("program of the image, not on this machine",
+     r"code 127|command not found|bash: line \d+: /(usr|opt)/[^:]+: No such file or directory"),
     ("example's own defect", r"AML803 error: code folder"),
+    ("lint refusal of a spec azure-ai-ml accepts (--ignore submits it)", r"azure-ai-ml accepts this and sends it"),
 )
 
 
@@ -363,7 +375,7 @@ def cause_class(row: Row) -> str:
     if row.verdict in ("Completed", "By design", "Not a job"):
         return ""
     for name, pattern in CAUSE_CLASSES:
-        if re.search(pattern, row.cause + " " + " ".join(row.steps)):
+        if re.search(pattern, "\n".join([row.cause, *row.steps, row.evidence])):
             return name
     return "aml-run?"
 
