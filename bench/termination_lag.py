@@ -129,6 +129,10 @@ def run_sweep(lab: Path, policy: str, env: dict[str, str], args: argparse.Namesp
     decided = _decisions(sweep_dir)
     rows = []
     for trial in shown["trials"]:
+        if trial.get("would_have_stopped"):
+            # Decided on after its command had ended on its own: Completed, nothing canceled.
+            rows.append({"trial": trial["name"], "status": trial["status"]})
+            continue
         if trial["name"] not in decided:
             continue
         record = json.loads((sweep_dir / "trials" / trial["name"] / "status.json").read_text())
