@@ -170,3 +170,35 @@ def test_the_plot_draws_what_a_trial_logged_after_the_decision_apart() -> None:
     assert after == ([5, 6, 7], [0.4, 0.41, 0.42])
     assert view.curve_parts([0.1, 0.2], {"interval": 5}) == (([1, 2], [0.1, 0.2]), ([], []))
     assert view.curve_parts([0.1, 0.2], None) == (([1, 2], [0.1, 0.2]), ([], []))
+
+
+def test_the_controllers_own_read_of_the_store_is_mlflows(tmp_path: Path) -> None:
+    """The controller reads its trials' metrics from the SQLite store with a query of its own:
+    the same values in the same order as MLflow's get_metric_history (NaN, infinities, steps
+    logged out of order, another metric, another run), and the watch sees each commit."""
+    from mlflow import MlflowClient
+
+    from runner.tracking import StoreWatch
+
+    workspace = Workspace(tmp_path / ".amllab")
+    workspace.folder.mkdir()
+    uri = workspace.tracking_uri
+    tracking = workspace.tracking(uri)
+    runs = [tracking.start_run("watch", f"r{i}", {})["run_id"] for i in range(3)]
+    watch = StoreWatch(uri)
+    assert watch.watchable and not StoreWatch("http://127.0.0.1:5000").watchable
+    watch.changed()
+    client = MlflowClient(tracking_uri=uri)
+    for step, value in [(1, 0.5), (3, float("nan")), (2, float("inf")), (4, -float("inf")), (5, 0.25)]:
+        client.log_metric(runs[0], "acc", value, step=step)
+        assert watch.changed()
+        assert not watch.changed()
+    client.log_metric(runs[1], "acc", 0.75, step=1)
+    client.log_metric(runs[1], "loss", 9.0, step=1)
+    mine = watch.metric_values(runs, "acc")
+    theirs = {run: [m.value for m in client.get_metric_history(run, "acc")] for run in runs}
+    assert {run: [repr(v) for v in values] for run, values in mine.items()} == \
+        {run: [repr(v) for v in values] for run, values in theirs.items()}
+    assert len(mine[runs[0]]) == 5 and mine[runs[2]] == []
+    # The agent's bulk query too (compared as text: NaN is not equal to itself).
+    assert repr(tracking.metric_values(runs, "acc")) == repr(theirs)
