@@ -23,6 +23,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable
@@ -113,21 +114,31 @@ def _check_environment_variables(variables: dict[str, str], spec: Spec) -> None:
 
 
 def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[str, Any]:
+    """What Preparing makes of the job's environment. ``build``: a virtual environment is
+    made for its requirements (runner/envbuild.py); without it, ``python`` (a registered
+    ``--python``) runs the job as it is."""
     from validator.spec import load_asset
+    from validator.workspace import is_curated_environment, parse_reference
 
-    interpreter = environments.host()
-    requirements: tuple[str, ...] = ()
-    pin = None
-    label = "the host interpreter"
+    found = environments.CondaDependencies((), None, ())
+    label = "the job's environment (no conda file)"
     extra: dict[str, str] = {}
-    python = interpreter.python
+    python = None
     if isinstance(value, str) and value.startswith("azureml:") and not value.startswith("azureml://"):
-        name, version, entry = workspace.lookup("environment", value)
-        label = f"{name}:{version}"
-        requirements = tuple(entry.get("pip") or ())
-        pin = entry.get("python_version")
-        if entry.get("python"):
-            python, extra = environments.python_from(str(entry["python"]), workspace.folder)
+        parsed = parse_reference(value)
+        curated = parsed is not None and is_curated_environment(parsed[0])
+        if curated and not workspace.registry().has("environments", parsed[0]):
+            packages = environments.curated_requirements(parsed[0])
+            found = environments.CondaDependencies(packages, None, ())
+            label = (f"{parsed[0]} (curated; here the base interpreter"
+                     + (f" with {', '.join(packages)}" if packages else "") + f": {environments.CURATED_DOCS})")
+        else:
+            name, version, entry = workspace.lookup("environment", value)
+            label = f"{name}:{version}"
+            found = environments.CondaDependencies(tuple(entry.get("pip") or ()), entry.get("python_version"),
+                                                   tuple(entry.get("conda_only") or ()))
+            if entry.get("python"):
+                python, extra = environments.python_from(str(entry["python"]), workspace.folder)
     elif isinstance(value, dict):
         label = "the inline environment"
         conda = value.get("conda_file")
@@ -135,13 +146,17 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
             conda_path = spec_dir / conda
             if not conda_path.is_file():
                 raise NotFound(f"environment conda_file {conda_path} does not exist")
-            requirements, pin = environments.conda_requirements(load_asset(conda_path))
+            found = environments.conda_dependencies(load_asset(conda_path))
         elif isinstance(conda, dict):
-            requirements, pin = environments.conda_requirements(conda)
+            found = environments.conda_dependencies(conda)
     elif isinstance(value, str):
-        label = f"{value} (a registry or curated environment; runs on the host interpreter here)"
-    return {"label": label, "python": python, "env": extra, "requirements": list(requirements),
-            "python_version": pin}
+        name = value.rstrip("/").split("/environments/", 1)[-1].split("/", 1)[0]
+        packages = environments.curated_requirements(name) if "/registries/azureml/" in value else ()
+        found = environments.CondaDependencies(packages, None, ())
+        label = (f"{value} (a registry environment; here the base interpreter"
+                 + (f" with {', '.join(packages)}" if packages else "") + ")")
+    return {"label": label, "python": python or sys.executable, "env": extra, "requirements": list(found.pip),
+            "python_version": found.python_pin, "conda_only": list(found.conda_only), "build": python is None}
 
 
 def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
@@ -193,14 +208,7 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     for name, planned in plan.outputs.items():
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
     values.update(plan.known_values or {})
-    environment = plan.environment
-    interpreter = environments.Interpreter(environment["python"], environment["label"],
-                                           tuple(environment["requirements"]), environment.get("python_version"))
-    missing = environments.missing_requirements(interpreter) if interpreter.requirements or interpreter.python_pin else []
-    if missing:
-        log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
-            f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
-    log(f"environment: {interpreter.label} ({interpreter.python})")
+    interpreter, extra = prepare_environment(plan.environment, log, run_dir)
     log(plan.compute["note"])
     tracking.check_reachable()
     # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.
@@ -212,7 +220,7 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     status.update(run_dir, mlflow={"tracking_uri": plan.tracking_uri, "run_id": run["run_id"],
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
-    env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
+    env = job_environment(plan, interpreter, extra, run, run_dir)
     prefix = plan.values_prefix
     if prefix:
         # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
@@ -220,11 +228,75 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     return values, env
 
 
+def prepare_environment(environment: dict[str, Any], log: Log, run_dir: Path
+                        ) -> tuple[environments.Interpreter, dict[str, str]]:
+    """The job's interpreter and the variables that select it: a venv of the job's own
+    (``run_dir/env``) over the environment's shared build, built or reused (``build``), or a
+    registered ``--python`` as it is."""
+    requirements = tuple(environment.get("requirements") or ())
+    pin = environment.get("python_version")
+    label = environment["label"]
+    if environment.get("conda_only"):
+        log(f"warning: environment {label}: conda packages with no pip equivalent are not installed here: "
+            f"{', '.join(environment['conda_only'])}")
+    if not environment.get("build"):
+        interpreter = environments.Interpreter(environment["python"], label, requirements, pin)
+        missing = environments.missing_requirements(interpreter) if requirements or pin else []
+        if missing:
+            log(f"warning: environment {label} asks for what {interpreter.python} lacks: "
+                f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
+        log(f"environment: {label} ({interpreter.python})")
+        return interpreter, dict(environment.get("env") or {})
+    from . import envbuild
+
+    _, kept = envbuild.split_torch(requirements)
+    if kept:
+        log(f"warning: environment {label} asks for {', '.join(kept)}: not installed (PyPI's builds pull "
+            f"gigabytes of CUDA libraries); the job uses the base's {_torch_here()} instead")
+    try:
+        built = envbuild.ensure(requirements, label, log)
+    except RunnerError as error:
+        hint = ""
+        if pin and not _same_python(pin):
+            hint = (f" The conda file pins python={pin} and environments here are built on Python "
+                    f"{sys.version.split()[0]}: pins meant for another Python may have no build for this one.")
+        raise RunnerError(f"{error}{hint}") from None
+    if built.reused:
+        log(f"environment {label}: reused {built.venv}")
+    else:
+        log(f"environment {label}: built {built.venv} in {built.seconds:.1f} s")
+    if pin and not _same_python(pin):
+        log(f"warning: environment {label} pins python={pin}; it runs on Python {sys.version.split()[0]} here")
+    layer = envbuild.job_layer(built, run_dir / "env")
+    python = str(layer / "bin" / "python")
+    interpreter = environments.Interpreter(python, label)
+    log(f"environment: {label} ({python}, over {built.venv})")
+    # The build's bin (console scripts of what it installed) comes right after the job's own.
+    return interpreter, {"VIRTUAL_ENV": str(layer), "AMLLAB_ENV_BIN": str(built.venv / "bin")}
+
+
+def _same_python(pin: str) -> bool:
+    here = "%d.%d.%d" % sys.version_info[:3]
+    return here == pin or here.startswith(pin.rstrip(".*") + ".")
+
+
+def _torch_here() -> str:
+    from importlib import metadata
+
+    try:
+        return f"torch {metadata.version('torch')}"
+    except metadata.PackageNotFoundError:
+        return "interpreter, which has no torch"
+
+
 def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
                     extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
     env.update(extra)
-    env["PATH"] = environments.path_with(interpreter, os.environ.get("PATH"))
+    base_path = os.environ.get("PATH")
+    if extra.get("AMLLAB_ENV_BIN"):
+        base_path = os.pathsep.join([env.pop("AMLLAB_ENV_BIN"), base_path or os.defpath])
+    env["PATH"] = environments.path_with(interpreter, base_path)
     # Logs should reach std_log.txt as they are written, as they do in the service's log view.
     env.setdefault("PYTHONUNBUFFERED", "1")
     workspace = Path(plan.workspace)
@@ -421,7 +493,9 @@ class JobRun(Walk):
         layout = self.plan.distribution
         if not layout:
             return single(self.run_dir, rendered, env)
-        python = self.plan.environment["python"]
+        # The job environment's interpreter, as prepared (its virtual environment when built).
+        python = str(Path(env["VIRTUAL_ENV"]) / "bin" / "python") if env.get("VIRTUAL_ENV") \
+            else self.plan.environment["python"]
         if layout["type"] == "pytorch" and not distributed.torch_available(python):
             raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
                               "which cannot import torch: install torch there (pip install torch)")

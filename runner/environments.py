@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -57,17 +58,82 @@ def python_from(value: str, base: Path) -> tuple[str, dict[str, str]]:
     return str(path), {}
 
 
-def conda_requirements(conda: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
-    """(pip requirements, python version pin) from a conda environment mapping."""
+# Conda packages that PyPI has under the same or a known name: installed with pip. Anything
+# else in a conda file's `dependencies` (cudatoolkit, mkl, cudnn, libgcc...) has no pip
+# equivalent and is named in one warning. `pip` itself is in every environment already.
+CONDA_TO_PIP: dict[str, str | None] = {
+    "pip": None, "setuptools": "setuptools", "wheel": "wheel",
+    "numpy": "numpy", "pandas": "pandas", "scikit-learn": "scikit-learn", "scipy": "scipy",
+    "matplotlib": "matplotlib", "matplotlib-base": "matplotlib", "seaborn": "seaborn",
+    "pyyaml": "pyyaml", "requests": "requests", "joblib": "joblib", "tqdm": "tqdm",
+    "pillow": "pillow", "pyarrow": "pyarrow", "statsmodels": "statsmodels", "nltk": "nltk",
+    "xgboost": "xgboost", "py-xgboost": "xgboost", "lightgbm": "lightgbm", "h5py": "h5py",
+    "py-opencv": "opencv-python", "opencv": "opencv-python", "protobuf": "protobuf",
+    "psutil": "psutil", "cloudpickle": "cloudpickle", "click": "click", "jinja2": "jinja2",
+    "mlflow": "mlflow", "ipykernel": "ipykernel", "pytest": "pytest",
+    "tensorflow": "tensorflow", "keras": "keras",
+    "pytorch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio",
+}
+
+
+@dataclass(frozen=True)
+class CondaDependencies:
+    pip: tuple[str, ...]           # the pip list and the conda packages mapped to pip names
+    python_pin: str | None
+    conda_only: tuple[str, ...]    # conda packages with no pip equivalent, as written
+
+
+def _conda_to_pip(spec: str) -> str | None | bool:
+    """A conda match spec as a pip requirement; None for one not needed (pip), False for a
+    conda-only package. ``numpy=1.21`` means 1.21.* in conda, ``numpy==1.21.2`` exactly."""
+    text = spec.split("::", 1)[-1].strip()          # a channel prefix: conda-forge::numpy
+    match = re.match(r"([A-Za-z0-9_.\-]+)\s*(.*)$", text)
+    if not match:
+        return False
+    name, rest = match.group(1).lower(), match.group(2).strip()
+    if name not in CONDA_TO_PIP:
+        return False
+    pip_name = CONDA_TO_PIP[name]
+    if pip_name is None:
+        return None
+    if not rest:
+        return pip_name
+    version = rest.split("=")[0] if rest.startswith(("<", ">", "!", "~")) else None
+    if version is not None or any(rest.startswith(op) for op in ("<", ">", "!", "~")):
+        return pip_name + rest.split(" ")[0]
+    if rest.startswith("=="):
+        return pip_name + "==" + rest[2:].split("=")[0].strip()
+    fuzzy = rest.lstrip("= ").split("=")[0].split(" ")[0]  # "=1.21", " 1.21", "=1.21=py38_0"
+    return f"{pip_name}=={fuzzy}" if fuzzy.endswith("*") else f"{pip_name}=={fuzzy}.*"
+
+
+def conda_dependencies(conda: dict[str, Any]) -> CondaDependencies:
     pip: list[str] = []
+    mapped: list[str] = []
+    conda_only: list[str] = []
     pin = None
     for dependency in conda.get("dependencies") or []:
         if isinstance(dependency, dict):
             pip.extend(str(r) for r in dependency.get("pip") or [] if not str(r).startswith("-"))
-        elif isinstance(dependency, str) and dependency.replace(" ", "").startswith("python="):
-            # "python=3.11" and "python==3.11" alike
-            pin = dependency.replace(" ", "").split("=", 1)[1].strip("=")
-    return tuple(pip), pin
+        elif isinstance(dependency, str):
+            compact = dependency.replace(" ", "")
+            if compact.startswith("python=") or compact == "python" or compact.startswith("python>") \
+                    or compact.startswith("python<"):
+                if compact.startswith("python="):
+                    pin = compact.split("=", 1)[1].strip("=")  # "python=3.11" and "python==3.11" alike
+                continue
+            converted = _conda_to_pip(dependency)
+            if converted is False:
+                conda_only.append(dependency)
+            elif converted:
+                mapped.append(str(converted))
+    return CondaDependencies(tuple(mapped + pip), pin, tuple(conda_only))
+
+
+def conda_requirements(conda: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """(pip requirements, python version pin) from a conda environment mapping."""
+    found = conda_dependencies(conda)
+    return found.pip, found.python_pin
 
 
 _CHECK = r"""
@@ -134,3 +200,23 @@ def _installed_here(names: list[str]) -> dict[str, str | None]:
 def path_with(interpreter: Interpreter, base_path: str | None) -> str:
     entries = [interpreter.path_entry()] + [p for p in (base_path or os.defpath).split(os.pathsep) if p]
     return os.pathsep.join(dict.fromkeys(entries))
+
+
+CURATED_DOCS = "https://learn.microsoft.com/azure/machine-learning/resource-curated-environments"
+# What a curated environment family means here, by a word of its name: the packages its
+# image is built around that matter to a script (mlflow, numpy and torch are in the base).
+# Any other curated name runs on the base alone. A locally registered environment of the same
+# name (`aml-run environment create --name AzureML-sklearn-1.5 --conda-file ...`) wins.
+CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
+    "sklearn": ("scikit-learn", "pandas", "joblib"),
+    "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
+    "pytorch": (), "acpt": (), "minimal": (),
+}
+
+
+def curated_requirements(name: str) -> tuple[str, ...]:
+    lowered = name.lower()
+    for word, packages in CURATED_FAMILIES.items():
+        if word in lowered:
+            return packages
+    return ()

@@ -34,6 +34,6 @@ SIBLING_API: dict[str, frozenset[str]] = {module: frozenset(names) for module, n
     "validator.triggers": ("TriggerError", "fire_times", "zone_info"),
     "validator.values": ("sdk_number",),
     # The workspace registry's format (what `azureml:name:version` means locally).
-    "validator.workspace": ("REGISTER_COMMANDS", "Registry", "TITLES", "clean_stale_temporaries", "latest",
-                            "load_registry", "parse_reference", "register"),
+    "validator.workspace": ("REGISTER_COMMANDS", "Registry", "TITLES", "clean_stale_temporaries",
+                            "is_curated_environment", "latest", "load_registry", "parse_reference", "register"),
 }.items()}
