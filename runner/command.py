@@ -209,6 +209,14 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
     values.update(plan.known_values or {})
     interpreter, extra = prepare_environment(plan.environment, log, run_dir)
+    if plan.environment.get("build") and not plan.environment.get("requirements"):
+        # Nothing was asked for: the job has the base's packages. Say now what its script
+        # imports that the base lacks, rather than after a ModuleNotFoundError.
+        lacking = environments.missing_imports(plan.command, wd)
+        if lacking:
+            log(f"warning: environment {plan.environment['label']} has no conda file, and the script imports "
+                f"what this interpreter lacks: {', '.join(lacking)}; add a conda file with them "
+                "(environment: conda_file:) or the job may fail with ModuleNotFoundError")
     log(plan.compute["note"])
     tracking.check_reachable()
     # A sweep's trial also carries its parent run (mlflow.parentRunId) and its hyperparameters.

@@ -220,3 +220,39 @@ def curated_requirements(name: str) -> tuple[str, ...]:
         if word in lowered:
             return packages
     return ()
+
+
+def missing_imports(command: str | None, wd: Path) -> list[str]:
+    """Top-level modules the job's entry scripts import that neither this interpreter, the
+    standard library nor the code folder has: what an environment without a conda file lacks.
+    Imports inside ``try`` blocks count too, so this only warns."""
+    import importlib.util
+
+    from validator.pycode import entry_points, script_facts
+
+    missing: list[str] = []
+    for entry in entry_points(command or ""):
+        if entry.kind == "script":
+            if "$" in entry.name or Path(entry.name).is_absolute():
+                continue
+            candidates = [wd / entry.name]
+        else:
+            relative = Path(*entry.name.split("."))
+            candidates = [wd / relative.with_suffix(".py"), wd / relative / "__main__.py"]
+        script = next((c for c in candidates if c.is_file()), None)
+        facts = script_facts(script) if script is not None else None
+        if facts is None:
+            continue
+        for module, level, _ in facts.imports:
+            top = module.split(".")[0]
+            if level or not top or top in missing or top in sys.stdlib_module_names:
+                continue
+            if any((folder / top).is_dir() or (folder / f"{top}.py").is_file() for folder in (wd, script.parent)):
+                continue
+            try:
+                if importlib.util.find_spec(top) is not None:
+                    continue
+            except (ImportError, ValueError):
+                pass
+            missing.append(top)
+    return missing

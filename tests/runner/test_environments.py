@@ -243,3 +243,28 @@ def test_conda_packages_are_mapped_to_pip_or_named_as_conda_only() -> None:
     assert found.pip == ("numpy==1.26.*", "scikit-learn==1.5.1", "pandas>=2", "scipy", "matplotlib==3.8.*",
                          "mlflow", "azureml-mlflow")
     assert found.conda_only == ("cudatoolkit=11.8", "mkl")
+
+
+def test_a_script_importing_what_an_environment_without_conda_file_lacks_is_warned_at_preparing(lab: Path) -> None:
+    spec = write_job(lab / "imports", "job", """\
+        code: src
+        command: python main.py
+        """, script="""\
+        import json, os.path
+        import helpers
+        try:
+            import amllab_surely_absent_module
+        except ImportError:
+            amllab_surely_absent_module = None
+        import mlflow
+        print("ran", helpers.X)
+        """)
+    (lab / "imports" / "src" / "helpers.py").write_text("X = 1\n")
+    record, log, user = run(lab, spec)
+    assert record["status"] == "Completed", log + user
+    warnings = [line for line in log.splitlines() if "has no conda file" in line]
+    assert len(warnings) == 1, log
+    # Named: the absent module; not the standard library, the code folder's own module or mlflow.
+    assert warnings[0].endswith("what this interpreter lacks: amllab_surely_absent_module; add a conda file "
+                                "with them (environment: conda_file:) or the job may fail with "
+                                "ModuleNotFoundError")
