@@ -1,15 +1,12 @@
-"""How a job's ``environment`` runs here.
+"""What a job's ``environment`` asks for, and the interpreter it runs with.
 
-The service builds a container from an environment's image and conda file. Locally an
-environment is an interpreter: the host's (the one running aml-run) unless the registered
-environment names a Python executable or a virtual environment (``aml-run environment create
---python PATH``). The command runs with that interpreter's folder first on ``PATH``, so the
-``python`` in ``python train.py`` is that interpreter.
-
-At Preparing, the conda file's pip requirements (and a ``python=X.Y`` pin) are checked against
-what that interpreter has installed; whatever is missing or at the wrong version is named in
-one warning. The job still runs, as it may not need everything: the warning is what a learner
-reads when it then fails with ModuleNotFoundError. Conda-only packages are not checked.
+The service builds a container from an environment's image and conda file. Here an environment
+becomes a virtual environment built over the interpreter aml-run runs in (runner/envbuild.py):
+this module reads what it asks for (a conda file's pip list and ``python=`` pin, the conda
+packages PyPI has under a known name, what a curated environment means here). A registered
+environment may instead name an interpreter (``aml-run environment create --python PATH``),
+which runs its jobs as it is: then the conda file's pip requirements are only checked against
+it, and whatever is missing or at the wrong version is named in one warning.
 """
 
 from __future__ import annotations
