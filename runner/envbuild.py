@@ -15,7 +15,8 @@ each environment becomes a virtual environment under ``cache_dir()/envs/<key>``:
   libraries. ``torch``, ``torchvision``, ``torchaudio``, ``triton`` and ``nvidia-*`` are never
   installed into an environment (``uv --excludes``, so nothing else pulls them either): the
   base's CPU build is used, and one warning names the pins that were asked for.
-- **One build per content.** The key hashes the requirements as installed, the base
+- **One build per content.** The key hashes the requirements left to install (those the
+  base already meets are dropped first, so they make no build of their own), the base
   interpreter and its installed packages' folder, and the package index settings. A build runs
   under an exclusive ``fcntl`` lock on ``envs/<key>.lock`` (two trials or jobs asking for the
   same environment wait for one build, then reuse it), in ``envs/.staging-<key>``, and is
@@ -192,6 +193,27 @@ def split_torch(requirements: tuple[str, ...]) -> tuple[list[str], list[str]]:
     return install, kept
 
 
+def satisfied_by_base(text: str, base: dict[str, str]) -> bool:
+    """Whether the base already has ``text`` (a name and version specifier, no extras, no URL):
+    then there is nothing to resolve for it, and its dependencies are the base's too."""
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion
+
+    try:
+        requirement = Requirement(text)
+    except InvalidRequirement:
+        return False
+    if requirement.url or requirement.extras:
+        return False
+    if requirement.marker is not None and not requirement.marker.evaluate():
+        return True  # not for this platform: nothing to install
+    version = base.get(canonical(requirement.name))
+    try:
+        return version is not None and requirement.specifier.contains(version, prereleases=True)
+    except InvalidVersion:
+        return False
+
+
 def content_key(install: list[str]) -> str:
     base = base_site_folders()
     fingerprint = {
@@ -223,6 +245,14 @@ def ensure(requirements: tuple[str, ...], label: str, log: LogFn) -> Built:
     """The venv for ``requirements``: reused when built before, else built now under the
     key's lock. A failure raises RunnerError naming ``label`` and uv's reason."""
     install, _ = split_torch(requirements)
+    if install:
+        base = base_versions()
+        had = [text for text in install if satisfied_by_base(text, base)]
+        if had:
+            log(f"environment {label}: the base already has {', '.join(had)}")
+        install = [text for text in install if text not in had]
+    # The same content, the same build: an environment whose requirements the base meets is
+    # the plain layered venv.
     key = content_key(install)
     root = envs_dir()
     root.mkdir(parents=True, exist_ok=True)
