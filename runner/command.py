@@ -123,6 +123,7 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
 
     found = environments.CondaDependencies((), None, ())
     label = "the job's environment (no conda file)"
+    note = None
     extra: dict[str, str] = {}
     python = None
     if isinstance(value, str) and value.startswith("azureml:") and not value.startswith("azureml://"):
@@ -131,8 +132,11 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
         if curated and not workspace.registry().has("environments", parsed[0]):
             packages = environments.curated_requirements(parsed[0])
             found = environments.CondaDependencies(packages, None, ())
-            label = (f"{parsed[0]} (curated; here the base interpreter"
-                     + (f" with {', '.join(packages)}" if packages else "") + f": {environments.CURATED_DOCS})")
+            label = f"{parsed[0]} (curated)"
+            note = (f"{parsed[0]} is a curated environment ({environments.CURATED_DOCS}); here it is the base "
+                    "interpreter" + (f" with {', '.join(packages)}" if packages else "")
+                    + f" (register the name locally to change that: aml-run environment create --name {parsed[0]} "
+                    "--version 1 --conda-file FILE)")
         else:
             name, version, entry = workspace.lookup("environment", value)
             label = f"{name}:{version}"
@@ -154,10 +158,12 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
         name = value.rstrip("/").split("/environments/", 1)[-1].split("/", 1)[0]
         packages = environments.curated_requirements(name) if "/registries/azureml/" in value else ()
         found = environments.CondaDependencies(packages, None, ())
-        label = (f"{value} (a registry environment; here the base interpreter"
-                 + (f" with {', '.join(packages)}" if packages else "") + ")")
+        label = value
+        note = f"{value} is a registry environment; here it is the base interpreter" + (
+            f" with {', '.join(packages)}" if packages else "")
     return {"label": label, "python": python or sys.executable, "env": extra, "requirements": list(found.pip),
-            "python_version": found.python_pin, "conda_only": list(found.conda_only), "build": python is None}
+            "python_version": found.python_pin, "conda_only": list(found.conda_only), "build": python is None,
+            "note": note}
 
 
 def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
@@ -245,6 +251,8 @@ def prepare_environment(environment: dict[str, Any], log: Log, run_dir: Path
     requirements = tuple(environment.get("requirements") or ())
     pin = environment.get("python_version")
     label = environment["label"]
+    if environment.get("note"):
+        log(f"environment: {environment['note']}")
     if environment.get("conda_only"):
         log(f"warning: environment {label}: conda packages with no pip equivalent are not installed here: "
             f"{', '.join(environment['conda_only'])}")

@@ -178,7 +178,9 @@ def test_a_curated_environment_runs_unregistered_and_the_linter_agrees(lab: Path
     record, log, user = run(lab, spec)
     assert record["status"] == "Completed", log + user
     assert "curated ok" in user
-    assert "AzureML-sklearn-1.5 (curated; here the base interpreter with scikit-learn, pandas, joblib" in log
+    assert ("AzureML-sklearn-1.5 is a curated environment (https://learn.microsoft.com/azure/machine-learning/"
+            "resource-curated-environments); here it is the base interpreter with scikit-learn, pandas, joblib") in log
+    assert "environment: AzureML-sklearn-1.5 (curated) (" in log
 
 
 def test_a_locally_registered_curated_name_wins_over_the_default(lab: Path) -> None:
