@@ -270,3 +270,56 @@ def test_a_script_importing_what_an_environment_without_conda_file_lacks_is_warn
     assert warnings[0].endswith("what this interpreter lacks: amllab_surely_absent_module; add a conda file "
                                 "with them (environment: conda_file:) or the job may fail with "
                                 "ModuleNotFoundError")
+
+
+def test_cancel_during_a_build_stops_uv_and_leaves_nothing_half_made(lab: Path) -> None:
+    import socket
+    import time
+
+    from amlrun import group_gone, wait_for
+    from runner.envbuild import envs_dir
+
+    silent = socket.socket()  # accepts connections (the backlog) and never answers: uv waits
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(8)
+    try:
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/amllab_stuck-1.0-py3-none-any.whl"
+        folder = lab / "stuck-build"
+        conda_file(folder, f"amllab-stuck @ {url}")
+        spec = write_job(folder, "job", """\
+            command: echo ran
+            environment:
+              image: python:3.11-slim
+              conda_file: conda.yml
+            """)
+        workspace = Workspace.locate(lab / ".amllab")
+        name = submit(lab, spec)
+        wait_for(workspace, name, "Preparing")
+        log = workspace.run_dir(name) / "system_logs" / "amllab.log"
+        deadline = time.monotonic() + 60
+        while "virtual environment over the base" not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        key = re.search(r"building (\w+) ", log.read_text()).group(1)
+        uv: list[int] = []
+        while not uv and time.monotonic() < deadline:
+            uv = [pid for pid in _pids() if f"{envs_dir()}/.staging-{key}" in _cmdline(pid)]
+            time.sleep(0.05)
+        assert uv, "uv is not running: " + log.read_text()
+        final = jobs.cancel(workspace, name)
+        assert final["status"] == "Canceled"
+        for pid in uv:
+            assert group_gone(pid)  # uv led its own group
+        assert not (envs_dir() / key).exists() and not (envs_dir() / f".staging-{key}").exists()
+    finally:
+        silent.close()
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
