@@ -91,7 +91,7 @@ def create_environment(workspace: Workspace, file: str | None = None, name: str 
         conda_path = (Path.cwd() if conda_file else base) / str(conda)
         if not conda_path.is_file():
             raise NotFound(f"conda file {conda_path} does not exist")
-        found = environments.conda_dependencies(load_asset(conda_path))
+        found = environments.conda_dependencies(load_asset(conda_path), conda_path.resolve().parent)
         entry.update(conda_file=str(conda_path.resolve()), pip=list(found.pip))
         if found.python_pin:
             entry["python_version"] = found.python_pin

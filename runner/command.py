@@ -151,9 +151,9 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
             conda_path = spec_dir / conda
             if not conda_path.is_file():
                 raise NotFound(f"environment conda_file {conda_path} does not exist")
-            found = environments.conda_dependencies(load_asset(conda_path))
+            found = environments.conda_dependencies(load_asset(conda_path), conda_path.resolve().parent)
         elif isinstance(conda, dict):
-            found = environments.conda_dependencies(conda)
+            found = environments.conda_dependencies(conda, spec_dir)
     elif isinstance(value, str):
         name = value.rstrip("/").split("/environments/", 1)[-1].split("/", 1)[0]
         packages = environments.curated_requirements(name) if "/registries/azureml/" in value else ()
@@ -254,7 +254,8 @@ def prepare_environment(environment: dict[str, Any], log: Log, run_dir: Path
     if environment.get("note"):
         log(f"environment: {environment['note']}")
     if environment.get("conda_only"):
-        log(f"warning: environment {label}: conda packages with no pip equivalent are not installed here: "
+        log(f"warning: environment {label}: conda packages with no pip equivalent (and pip options) are not "
+            "used here: "
             f"{', '.join(environment['conda_only'])}")
     if not environment.get("build"):
         interpreter = environments.Interpreter(environment["python"], label, requirements, pin)

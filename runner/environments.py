@@ -104,14 +104,25 @@ def _conda_to_pip(spec: str) -> str | None | bool:
     return f"{pip_name}=={fuzzy}" if fuzzy.endswith("*") else f"{pip_name}=={fuzzy}.*"
 
 
-def conda_dependencies(conda: dict[str, Any]) -> CondaDependencies:
+def conda_dependencies(conda: dict[str, Any], folder: Path | None = None) -> CondaDependencies:
+    """What a conda environment mapping asks for. A relative path in its pip list (``./pkg``)
+    is relative to ``folder``, the conda file's, as when conda runs pip for that file. pip
+    options (``-r``, ``--extra-index-url``...) are not used here: they are named in
+    ``conda_only`` with the conda-only packages, for the one warning."""
     pip: list[str] = []
     mapped: list[str] = []
     conda_only: list[str] = []
     pin = None
     for dependency in conda.get("dependencies") or []:
         if isinstance(dependency, dict):
-            pip.extend(str(r) for r in dependency.get("pip") or [] if not str(r).startswith("-"))
+            for requirement in dependency.get("pip") or []:
+                text = str(requirement).strip()
+                if text.startswith("-"):
+                    conda_only.append(f"pip option '{text}'")
+                elif folder is not None and text.startswith(("./", "../")):
+                    pip.append(str((folder / text).resolve()))
+                else:
+                    pip.append(text)
         elif isinstance(dependency, str):
             compact = dependency.replace(" ", "")
             if compact.startswith("python=") or compact == "python" or compact.startswith("python>") \

@@ -217,7 +217,7 @@ def test_a_torch_pin_keeps_the_base_cpu_torch_and_pulls_nothing_cuda(lab: Path) 
     assert record["status"] == "Completed", log + user
     assert f"torch {metadata.version('torch')}" in user
     assert "asks for torch==2.3.*, torch==2.3.0, torchvision==0.18.0, nvidia-cudnn-cu12: not installed" in log
-    assert "conda packages with no pip equivalent are not installed here: cudatoolkit=11.8, mkl" in log
+    assert "conda packages with no pip equivalent (and pip options) are not used here: cudatoolkit=11.8, mkl" in log
     venv = built_venv(log)
     installed = {p.name.lower() for p in venv.glob("lib/python*/site-packages/*")}
     assert not [p for p in installed if p.startswith(("torch", "nvidia", "triton"))], installed
@@ -240,11 +240,14 @@ def test_conda_packages_are_mapped_to_pip_or_named_as_conda_only() -> None:
 
     found = conda_dependencies({"dependencies": [
         "python=3.10", "pip", "numpy=1.26", "scikit-learn==1.5.1", "pandas >=2", "conda-forge::scipy",
-        "matplotlib=3.8=py310_0", "cudatoolkit=11.8", "mkl", {"pip": ["mlflow", "azureml-mlflow"]}]})
+        "matplotlib=3.8=py310_0", "cudatoolkit=11.8", "mkl",
+        {"pip": ["mlflow", "azureml-mlflow", "./local-pkg", "--extra-index-url https://example.org/simple"]}]},
+        Path("/envs/train"))
     assert found.python_pin == "3.10"
     assert found.pip == ("numpy==1.26.*", "scikit-learn==1.5.1", "pandas>=2", "scipy", "matplotlib==3.8.*",
-                         "mlflow", "azureml-mlflow")
-    assert found.conda_only == ("cudatoolkit=11.8", "mkl")
+                         "mlflow", "azureml-mlflow", "/envs/train/local-pkg")
+    assert found.conda_only == ("cudatoolkit=11.8", "mkl",
+                                "pip option '--extra-index-url https://example.org/simple'")
 
 
 def test_a_script_importing_what_an_environment_without_conda_file_lacks_is_warned_at_preparing(lab: Path) -> None:
