@@ -380,14 +380,16 @@ def _run(label: str, what: str, venv: Path, argv: list[str], requirements: list[
 
     log = venv.parent / f"{venv.name}.uv.log"
     log.unlink(missing_ok=True)
-    child = process.spawn(argv, cwd=venv.parent, env=uv_environment(), log=log)
     try:
-        code = child.wait()
-    except BaseException:
-        process.stop_group(child.pid, grace=1.0, reap=child)
-        raise
-    output = log.read_text(errors="replace").strip() if log.exists() else ""
-    log.unlink(missing_ok=True)
+        child = process.spawn(argv, cwd=venv.parent, env=uv_environment(), log=log)
+        try:
+            code = child.wait()
+        except BaseException:
+            process.stop_group(child.pid, grace=1.0, reap=child)
+            raise
+        output = log.read_text(errors="replace").strip() if log.exists() else ""
+    finally:
+        log.unlink(missing_ok=True)
     if code != 0:
         reason = _reason(output)
         asked = f" (requirements: {', '.join(requirements)})" if requirements else ""
