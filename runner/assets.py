@@ -72,6 +72,15 @@ def create_environment(workspace: Workspace, file: str | None = None, name: str 
                        version: str | None = None, python: str | None = None,
                        conda_file: str | None = None, image: str | None = None) -> dict[str, Any]:
     fields, base = _from_file(file)
+    if file and ("dependencies" in fields or "channels" in fields) and not (
+            fields.get("image") or fields.get("conda_file") or fields.get("build")):
+        # `az ml environment create --file` reads an environment spec; azure-ai-ml refuses a conda
+        # file there ("It looks like you are trying to specify a conda file for the --file/-f
+        # argument ... please use --conda-file/-c"): the same here, with both ways that work.
+        raise RunnerError(f"{file} is a conda file, not an environment spec: register it with "
+                          f"`aml-run environment create --name <name> --version 1 --conda-file {file}`, "
+                          "or write an environment YAML with `name:`, `version:` and `conda_file: "
+                          f"{Path(file).name}` and pass that to --file")
     name, version = _name_version(fields, name, version, "an environment", "environment")
     entry: dict[str, Any] = {}
     image = image or fields.get("image")
@@ -82,10 +91,12 @@ def create_environment(workspace: Workspace, file: str | None = None, name: str 
         conda_path = (Path.cwd() if conda_file else base) / str(conda)
         if not conda_path.is_file():
             raise NotFound(f"conda file {conda_path} does not exist")
-        requirements, pin = environments.conda_requirements(load_asset(conda_path))
-        entry.update(conda_file=str(conda_path.resolve()), pip=list(requirements))
-        if pin:
-            entry["python_version"] = pin
+        found = environments.conda_dependencies(load_asset(conda_path), conda_path.resolve().parent)
+        entry.update(conda_file=str(conda_path.resolve()), pip=list(found.pip))
+        if found.python_pin:
+            entry["python_version"] = found.python_pin
+        if found.conda_only:
+            entry["conda_only"] = list(found.conda_only)
     if python:
         resolved, _ = environments.python_from(python, Path.cwd())
         entry["python"] = str(Path(python).expanduser().resolve()) if Path(python).is_dir() else resolved

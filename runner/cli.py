@@ -125,7 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
         else:
             create.add_argument("--file", "-f", required=group == "component",
                                 help=f"the {group}'s YAML" + ("" if group == "component" else
-                                                             ", or the options below"))
+                                                             ", or the options below")
+                                + (" (an environment spec, not a conda file: use --conda-file for that)"
+                                   if group == "environment" else ""))
             if group != "component":
                 create.add_argument("--name", "-n", help=f"the {group}'s name")
                 create.add_argument("--version", "-v", help="its version (versions never change once registered)")
@@ -137,8 +139,11 @@ def build_parser() -> argparse.ArgumentParser:
             if group == "environment":
                 create.add_argument("--python", metavar="PATH",
                                     help="a Python executable or virtual environment folder to run this "
-                                    "environment's jobs with (default: the host interpreter)")
-                create.add_argument("--conda-file", metavar="FILE", help="a conda file")
+                                    "environment's jobs with, as it is (default: a virtual environment "
+                                    "built from the conda file over aml-run's interpreter)")
+                create.add_argument("--conda-file", metavar="FILE",
+                                    help="a conda file: its pip list (and the conda packages PyPI has) "
+                                    "is installed into the environment's virtual environment")
                 create.add_argument("--image", help="a Docker image (recorded, never pulled)")
         _common(create)
         _common(verbs.add_parser("list", help=f"list {title}"))

@@ -7,6 +7,7 @@ A run folder (``<workspace>/runs/<job>/``) mirrors what the service keeps for a 
     status.json              state, timestamps, error, metrics (runner/status.py)
     wd/                      snapshot of `code`; the command's working directory
     wd/outputs/, wd/logs/    the default outputs the service uploads (logged to MLflow at the end)
+    env/                     the job's own venv over its environment's shared build (runner/envbuild.py)
     inputs/<name>            materialised inputs (hard links for ro_mount, read-only copies for download)
     outputs/<name>/          one folder per declared output
     user_logs/std_log.txt    the command's stdout and stderr
@@ -23,6 +24,7 @@ import re
 import shutil
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import IO, Any, Callable, Iterable
@@ -144,21 +146,35 @@ def _check_environment_variables(variables: dict[str, str], spec: Spec) -> None:
 
 
 def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[str, Any]:
+    """What Preparing makes of the job's environment. ``build``: a virtual environment is
+    made for its requirements (runner/envbuild.py); without it, ``python`` (a registered
+    ``--python``) runs the job as it is."""
     from validator.spec import load_asset
+    from validator.workspace import is_curated_environment, parse_reference
 
-    interpreter = environments.host()
-    requirements: tuple[str, ...] = ()
-    pin = None
-    label = "the host interpreter"
+    found = environments.CondaDependencies((), None, ())
+    label = "the job's environment (no conda file)"
+    note = None
     extra: dict[str, str] = {}
-    python = interpreter.python
+    python = None
     if isinstance(value, str) and value.startswith("azureml:") and not value.startswith("azureml://"):
-        name, version, entry = workspace.lookup("environment", value)
-        label = f"{name}:{version}"
-        requirements = tuple(entry.get("pip") or ())
-        pin = entry.get("python_version")
-        if entry.get("python"):
-            python, extra = environments.python_from(str(entry["python"]), workspace.folder)
+        parsed = parse_reference(value)
+        curated = parsed is not None and is_curated_environment(parsed[0])
+        if curated and not workspace.registry().has("environments", parsed[0]):
+            packages = environments.curated_requirements(parsed[0])
+            found = environments.CondaDependencies(packages, None, ())
+            label = f"{parsed[0]} (curated)"
+            note = (f"{parsed[0]} is a curated environment ({environments.CURATED_DOCS}); here it is the base "
+                    "interpreter" + (f" with {', '.join(packages)}" if packages else "")
+                    + f" (register the name locally to change that: aml-run environment create --name {parsed[0]} "
+                    "--version 1 --conda-file FILE)")
+        else:
+            name, version, entry = workspace.lookup("environment", value)
+            label = f"{name}:{version}"
+            found = environments.CondaDependencies(tuple(entry.get("pip") or ()), entry.get("python_version"),
+                                                   tuple(entry.get("conda_only") or ()))
+            if entry.get("python"):
+                python, extra = environments.python_from(str(entry["python"]), workspace.folder)
     elif isinstance(value, dict):
         label = "the inline environment"
         conda = value.get("conda_file")
@@ -166,13 +182,19 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
             conda_path = spec_dir / conda
             if not conda_path.is_file():
                 raise NotFound(f"environment conda_file {conda_path} does not exist")
-            requirements, pin = environments.conda_requirements(load_asset(conda_path))
+            found = environments.conda_dependencies(load_asset(conda_path), conda_path.resolve().parent)
         elif isinstance(conda, dict):
-            requirements, pin = environments.conda_requirements(conda)
+            found = environments.conda_dependencies(conda, spec_dir)
     elif isinstance(value, str):
-        label = f"{value} (a registry or curated environment; runs on the host interpreter here)"
-    return {"label": label, "python": python, "env": extra, "requirements": list(requirements),
-            "python_version": pin}
+        name = value.rstrip("/").split("/environments/", 1)[-1].split("/", 1)[0]
+        packages = environments.curated_requirements(name) if "/registries/azureml/" in value else ()
+        found = environments.CondaDependencies(packages, None, ())
+        label = value
+        note = f"{value} is a registry environment; here it is the base interpreter" + (
+            f" with {', '.join(packages)}" if packages else "")
+    return {"label": label, "python": python or sys.executable, "env": extra, "requirements": list(found.pip),
+            "python_version": found.python_pin, "conda_only": list(found.conda_only), "build": python is None,
+            "note": note}
 
 
 def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
@@ -224,14 +246,15 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     for name, planned in plan.outputs.items():
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
     values.update(plan.known_values or {})
-    environment = plan.environment
-    interpreter = environments.Interpreter(environment["python"], environment["label"],
-                                           tuple(environment["requirements"]), environment.get("python_version"))
-    missing = environments.missing_requirements(interpreter) if interpreter.requirements or interpreter.python_pin else []
-    if missing:
-        log(f"warning: environment {interpreter.label} asks for what {interpreter.python} lacks: "
-            f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
-    log(f"environment: {interpreter.label} ({interpreter.python})")
+    interpreter, extra = prepare_environment(plan.environment, log, run_dir)
+    if plan.environment.get("build") and not plan.environment.get("requirements"):
+        # Nothing was asked for: the job has the base's packages. Say now what its script
+        # imports that the base lacks, rather than after a ModuleNotFoundError.
+        lacking = environments.missing_imports(plan.command, wd)
+        if lacking:
+            log(f"warning: environment {plan.environment['label']} has no conda file, and the script imports "
+                f"what this interpreter lacks: {', '.join(lacking)}; add a conda file with them "
+                "(environment: conda_file:) or the job may fail with ModuleNotFoundError")
     for note in plan.notes:
         log(note)
     log(plan.compute["note"])
@@ -245,7 +268,7 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     status.update(run_dir, mlflow={"tracking_uri": plan.tracking_uri, "run_id": run["run_id"],
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
-    env = job_environment(plan, interpreter, environment.get("env") or {}, run, run_dir)
+    env = job_environment(plan, interpreter, extra, run, run_dir)
     # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
     env.update({key: value for key, value in binding_variables(plan, values).items()
                 if key not in (plan.environment_variables or {})})
@@ -274,11 +297,78 @@ def binding_variables(plan: CommandPlan, values: dict[str, str | None]) -> dict[
     return env
 
 
+def prepare_environment(environment: dict[str, Any], log: Log, run_dir: Path
+                        ) -> tuple[environments.Interpreter, dict[str, str]]:
+    """The job's interpreter and the variables that select it: a venv of the job's own
+    (``run_dir/env``) over the environment's shared build, built or reused (``build``), or a
+    registered ``--python`` as it is."""
+    requirements = tuple(environment.get("requirements") or ())
+    pin = environment.get("python_version")
+    label = environment["label"]
+    if environment.get("note"):
+        log(f"environment: {environment['note']}")
+    if environment.get("conda_only"):
+        log(f"warning: environment {label}: conda packages with no pip equivalent (and pip options) are not "
+            "used here: "
+            f"{', '.join(environment['conda_only'])}")
+    if not environment.get("build"):
+        interpreter = environments.Interpreter(environment["python"], label, requirements, pin)
+        missing = environments.missing_requirements(interpreter) if requirements or pin else []
+        if missing:
+            log(f"warning: environment {label} asks for what {interpreter.python} lacks: "
+                f"{'; '.join(missing)}. The job runs anyway; install them there if it fails.")
+        log(f"environment: {label} ({interpreter.python})")
+        return interpreter, dict(environment.get("env") or {})
+    from . import envbuild
+
+    _, kept = envbuild.split_torch(requirements)
+    if kept:
+        log(f"warning: environment {label} asks for {', '.join(kept)}: not installed (PyPI's builds pull "
+            f"gigabytes of CUDA libraries); the job uses the base's {_torch_here()} instead")
+    try:
+        built = envbuild.ensure(requirements, label, log)
+    except RunnerError as error:
+        hint = ""
+        if pin and not _same_python(pin):
+            hint = (f" The conda file pins python={pin} and environments here are built on Python "
+                    f"{sys.version.split()[0]}: pins meant for another Python may have no build for this one.")
+        raise RunnerError(f"{error}{hint}") from None
+    if built.reused:
+        log(f"environment {label}: reused {built.venv}")
+    else:
+        log(f"environment {label}: built {built.venv} in {built.seconds:.1f} s")
+    if pin and not _same_python(pin):
+        log(f"warning: environment {label} pins python={pin}; it runs on Python {sys.version.split()[0]} here")
+    layer = envbuild.job_layer(built, run_dir / "env")
+    python = str(layer / "bin" / "python")
+    interpreter = environments.Interpreter(python, label)
+    log(f"environment: {label} ({python}, over {built.venv})")
+    # The build's bin (console scripts of what it installed) comes right after the job's own.
+    return interpreter, {"VIRTUAL_ENV": str(layer), "AMLLAB_ENV_BIN": str(built.venv / "bin")}
+
+
+def _same_python(pin: str) -> bool:
+    here = "%d.%d.%d" % sys.version_info[:3]
+    return here == pin or here.startswith(pin.rstrip(".*") + ".")
+
+
+def _torch_here() -> str:
+    from importlib import metadata
+
+    try:
+        return f"torch {metadata.version('torch')}"
+    except metadata.PackageNotFoundError:
+        return "interpreter, which has no torch"
+
+
 def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
                     extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
     env.update(extra)
-    env["PATH"] = environments.path_with(interpreter, os.environ.get("PATH"))
+    base_path = os.environ.get("PATH")
+    if extra.get("AMLLAB_ENV_BIN"):
+        base_path = os.pathsep.join([env.pop("AMLLAB_ENV_BIN"), base_path or os.defpath])
+    env["PATH"] = environments.path_with(interpreter, base_path)
     # Logs should reach std_log.txt as they are written, as they do in the service's log view.
     env.setdefault("PYTHONUNBUFFERED", "1")
     workspace = Path(plan.workspace)
@@ -481,7 +571,9 @@ class JobRun(Walk):
         layout = self.plan.distribution
         if not layout:
             return single(self.run_dir, rendered, env)
-        python = self.plan.environment["python"]
+        # The job environment's interpreter, as prepared (its virtual environment when built).
+        python = str(Path(env["VIRTUAL_ENV"]) / "bin" / "python") if env.get("VIRTUAL_ENV") \
+            else self.plan.environment["python"]
         if layout["type"] == "pytorch" and not distributed.torch_available(python):
             raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
                               "which cannot import torch: install torch there (pip install torch)")

@@ -9,6 +9,7 @@ A run folder (``<workspace>/runs/<job>/``) mirrors what the service keeps for a 
     status.json              state, timestamps, error, metrics (runner/status.py)
     wd/                      snapshot of `code`; the command's working directory
     wd/outputs/, wd/logs/    the default outputs the service uploads (logged to MLflow at the end)
+    env/                     the job's own venv over its environment's shared build (runner/envbuild.py)
     inputs/<name>            materialised inputs
     outputs/<name>/          one folder per declared output
     user_logs/std_log.txt    the command's stdout and stderr

@@ -1,21 +1,19 @@
-"""How a job's ``environment`` runs here.
+"""What a job's ``environment`` asks for, and the interpreter it runs with.
 
-The service builds a container from an environment's image and conda file. Locally an
-environment is an interpreter: the host's (the one running aml-run) unless the registered
-environment names a Python executable or a virtual environment (``aml-run environment create
---python PATH``). The command runs with that interpreter's folder first on ``PATH``, so the
-``python`` in ``python train.py`` is that interpreter.
-
-At Preparing, the conda file's pip requirements (and a ``python=X.Y`` pin) are checked against
-what that interpreter has installed; whatever is missing or at the wrong version is named in
-one warning. The job still runs, as it may not need everything: the warning is what a learner
-reads when it then fails with ModuleNotFoundError. Conda-only packages are not checked.
+The service builds a container from an environment's image and conda file. Here an environment
+becomes a virtual environment built over the interpreter aml-run runs in (runner/envbuild.py):
+this module reads what it asks for (a conda file's pip list and ``python=`` pin, the conda
+packages PyPI has under a known name, what a curated environment means here). A registered
+environment may instead name an interpreter (``aml-run environment create --python PATH``),
+which runs its jobs as it is: then the conda file's pip requirements are only checked against
+it, and whatever is missing or at the wrong version is named in one warning.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -57,17 +55,93 @@ def python_from(value: str, base: Path) -> tuple[str, dict[str, str]]:
     return str(path), {}
 
 
-def conda_requirements(conda: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
-    """(pip requirements, python version pin) from a conda environment mapping."""
+# Conda packages that PyPI has under the same or a known name: installed with pip. Anything
+# else in a conda file's `dependencies` (cudatoolkit, mkl, cudnn, libgcc...) has no pip
+# equivalent and is named in one warning. `pip` itself is in every environment already.
+CONDA_TO_PIP: dict[str, str | None] = {
+    "pip": None, "setuptools": "setuptools", "wheel": "wheel",
+    "numpy": "numpy", "pandas": "pandas", "scikit-learn": "scikit-learn", "scipy": "scipy",
+    "matplotlib": "matplotlib", "matplotlib-base": "matplotlib", "seaborn": "seaborn",
+    "pyyaml": "pyyaml", "requests": "requests", "joblib": "joblib", "tqdm": "tqdm",
+    "pillow": "pillow", "pyarrow": "pyarrow", "statsmodels": "statsmodels", "nltk": "nltk",
+    "xgboost": "xgboost", "py-xgboost": "xgboost", "lightgbm": "lightgbm", "h5py": "h5py",
+    "py-opencv": "opencv-python", "opencv": "opencv-python", "protobuf": "protobuf",
+    "psutil": "psutil", "cloudpickle": "cloudpickle", "click": "click", "jinja2": "jinja2",
+    "mlflow": "mlflow", "ipykernel": "ipykernel", "pytest": "pytest",
+    "tensorflow": "tensorflow", "keras": "keras",
+    "pytorch": "torch", "torchvision": "torchvision", "torchaudio": "torchaudio",
+}
+
+
+@dataclass(frozen=True)
+class CondaDependencies:
+    pip: tuple[str, ...]           # the pip list and the conda packages mapped to pip names
+    python_pin: str | None
+    conda_only: tuple[str, ...]    # conda packages with no pip equivalent, as written
+
+
+def _conda_to_pip(spec: str) -> str | None | bool:
+    """A conda match spec as a pip requirement; None for one not needed (pip), False for a
+    conda-only package. ``numpy=1.21`` means 1.21.* in conda, ``numpy==1.21.2`` exactly."""
+    text = spec.split("::", 1)[-1].strip()          # a channel prefix: conda-forge::numpy
+    match = re.match(r"([A-Za-z0-9_.\-]+)\s*(.*)$", text)
+    if not match:
+        return False
+    name, rest = match.group(1).lower(), match.group(2).strip()
+    if name not in CONDA_TO_PIP:
+        return False
+    pip_name = CONDA_TO_PIP[name]
+    if pip_name is None:
+        return None
+    if not rest:
+        return pip_name
+    version = rest.split("=")[0] if rest.startswith(("<", ">", "!", "~")) else None
+    if version is not None or any(rest.startswith(op) for op in ("<", ">", "!", "~")):
+        return pip_name + rest.split(" ")[0]
+    if rest.startswith("=="):
+        return pip_name + "==" + rest[2:].split("=")[0].strip()
+    fuzzy = rest.lstrip("= ").split("=")[0].split(" ")[0]  # "=1.21", " 1.21", "=1.21=py38_0"
+    return f"{pip_name}=={fuzzy}" if fuzzy.endswith("*") else f"{pip_name}=={fuzzy}.*"
+
+
+def conda_dependencies(conda: dict[str, Any], folder: Path | None = None) -> CondaDependencies:
+    """What a conda environment mapping asks for. A relative path in its pip list (``./pkg``)
+    is relative to ``folder``, the conda file's, as when conda runs pip for that file. pip
+    options (``-r``, ``--extra-index-url``...) are not used here: they are named in
+    ``conda_only`` with the conda-only packages, for the one warning."""
     pip: list[str] = []
+    mapped: list[str] = []
+    conda_only: list[str] = []
     pin = None
     for dependency in conda.get("dependencies") or []:
         if isinstance(dependency, dict):
-            pip.extend(str(r) for r in dependency.get("pip") or [] if not str(r).startswith("-"))
-        elif isinstance(dependency, str) and dependency.replace(" ", "").startswith("python="):
-            # "python=3.11" and "python==3.11" alike
-            pin = dependency.replace(" ", "").split("=", 1)[1].strip("=")
-    return tuple(pip), pin
+            for requirement in dependency.get("pip") or []:
+                text = str(requirement).strip()
+                if text.startswith("-"):
+                    conda_only.append(f"pip option '{text}'")
+                elif folder is not None and text.startswith(("./", "../")):
+                    pip.append(str((folder / text).resolve()))
+                else:
+                    pip.append(text)
+        elif isinstance(dependency, str):
+            compact = dependency.replace(" ", "")
+            if compact.startswith("python=") or compact == "python" or compact.startswith("python>") \
+                    or compact.startswith("python<"):
+                if compact.startswith("python="):
+                    pin = compact.split("=", 1)[1].strip("=")  # "python=3.11" and "python==3.11" alike
+                continue
+            converted = _conda_to_pip(dependency)
+            if converted is False:
+                conda_only.append(dependency)
+            elif converted:
+                mapped.append(str(converted))
+    return CondaDependencies(tuple(mapped + pip), pin, tuple(conda_only))
+
+
+def conda_requirements(conda: dict[str, Any]) -> tuple[tuple[str, ...], str | None]:
+    """(pip requirements, python version pin) from a conda environment mapping."""
+    found = conda_dependencies(conda)
+    return found.pip, found.python_pin
 
 
 _CHECK = r"""
@@ -134,3 +208,59 @@ def _installed_here(names: list[str]) -> dict[str, str | None]:
 def path_with(interpreter: Interpreter, base_path: str | None) -> str:
     entries = [interpreter.path_entry()] + [p for p in (base_path or os.defpath).split(os.pathsep) if p]
     return os.pathsep.join(dict.fromkeys(entries))
+
+
+CURATED_DOCS = "https://learn.microsoft.com/azure/machine-learning/resource-curated-environments"
+# What a curated environment family means here, by a word of its name: the packages its
+# image is built around that matter to a script (mlflow, numpy and torch are in the base).
+# Any other curated name runs on the base alone. A locally registered environment of the same
+# name (`aml-run environment create --name AzureML-sklearn-1.5 --conda-file ...`) wins.
+CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
+    "sklearn": ("scikit-learn", "pandas", "joblib"),
+    "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
+    "pytorch": (), "acpt": (), "minimal": (),
+}
+
+
+def curated_requirements(name: str) -> tuple[str, ...]:
+    lowered = name.lower()
+    for word, packages in CURATED_FAMILIES.items():
+        if word in lowered:
+            return packages
+    return ()
+
+
+def missing_imports(command: str | None, wd: Path) -> list[str]:
+    """Top-level modules the job's entry scripts import that neither this interpreter, the
+    standard library nor the code folder has: what an environment without a conda file lacks.
+    Imports inside ``try`` blocks count too, so this only warns."""
+    import importlib.util
+
+    from validator.pycode import entry_points, script_facts
+
+    missing: list[str] = []
+    for entry in entry_points(command or ""):
+        if entry.kind == "script":
+            if "$" in entry.name or Path(entry.name).is_absolute():
+                continue
+            candidates = [wd / entry.name]
+        else:
+            relative = Path(*entry.name.split("."))
+            candidates = [wd / relative.with_suffix(".py"), wd / relative / "__main__.py"]
+        script = next((c for c in candidates if c.is_file()), None)
+        facts = script_facts(script) if script is not None else None
+        if facts is None:
+            continue
+        for module, level, _ in facts.imports:
+            top = module.split(".")[0]
+            if level or not top or top in missing or top in sys.stdlib_module_names:
+                continue
+            if any((folder / top).is_dir() or (folder / f"{top}.py").is_file() for folder in (wd, script.parent)):
+                continue
+            try:
+                if importlib.util.find_spec(top) is not None:
+                    continue
+            except (ImportError, ValueError):
+                pass
+            missing.append(top)
+    return missing

@@ -31,7 +31,7 @@ def write_job(folder: Path, name: str, body: str, script: str | None = None) -> 
     path = folder / f"{name}.yml"
     body = textwrap.dedent(body)
     if "environment:" not in body:
-        # An inline environment runs on the host interpreter, like a registered one without --python.
+        # An inline environment without a conda file: the base interpreter's packages, in a venv of the job's own.
         body += "environment:\n  image: python:3.11-slim\n"
     path.write_text("$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json\n" + body)
     return path

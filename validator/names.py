@@ -19,6 +19,9 @@ import re
 
 # Data, environments, models, datastores, jobs, schedules and registered component containers.
 ASSET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,254}")
+# Curated environments are named with dots (AzureML-sklearn-1.5); registering one locally
+# says what it means on this machine, so that name is accepted for an environment here.
+CURATED_ENVIRONMENT = re.compile(r"AzureML-[A-Za-z0-9][A-Za-z0-9._-]{0,246}")
 # A compute: 3 to 24 characters, a letter first, and not ending in a hyphen and digits (the
 # service keeps "-<n>" for the nodes of a cluster).
 COMPUTE_NAME = re.compile(r"[A-Za-z](?![A-Za-z0-9-]*-\d+$)[A-Za-z0-9-]{2,23}")
@@ -58,6 +61,8 @@ def name_problem(kind: str, name: object) -> str | None:
     what = "version" if kind == "version" else f"{kind} name"
     if not isinstance(name, str) or not name:
         return f"{what} {name!r} is not valid: {rule}"
+    if kind == "environment" and CURATED_ENVIRONMENT.fullmatch(name):
+        return None
     if kind == "component definition" and len(name) > MAX_COMPONENT_NAME:
         return f"{what} is {len(name)} characters long; the limit is {MAX_COMPONENT_NAME}"
     if not pattern.fullmatch(name):

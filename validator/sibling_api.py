@@ -20,6 +20,8 @@ SIBLING_API: dict[str, frozenset[str]] = {module: frozenset(names) for module, n
     # The service's naming rules, for every name that becomes a path.
     "validator.names": ("name_problem",),
     "validator.paths": ("write_text_atomic",),
+    # What a command starts and what its script imports (the environment check at Preparing).
+    "validator.pycode": ("entry_points", "script_facts"),
     "validator.references": ("is_arm_id",),
     # A pipeline's wiring, as the linter reads it.
     "validator.rules.pipeline": ("RUN_SETTINGS", "analyse", "step_edges"),
@@ -34,6 +36,6 @@ SIBLING_API: dict[str, frozenset[str]] = {module: frozenset(names) for module, n
     "validator.triggers": ("TriggerError", "fire_times", "zone_info"),
     "validator.values": ("sdk_number",),
     # The workspace registry's format (what `azureml:name:version` means locally).
-    "validator.workspace": ("REGISTER_COMMANDS", "Registry", "TITLES", "clean_stale_temporaries", "latest",
-                            "load_registry", "parse_reference", "register"),
+    "validator.workspace": ("REGISTER_COMMANDS", "Registry", "TITLES", "clean_stale_temporaries",
+                            "is_curated_environment", "latest", "load_registry", "parse_reference", "register"),
 }.items()}

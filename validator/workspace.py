@@ -47,6 +47,16 @@ REGISTER_COMMANDS = {
 }
 TITLES = {"data": "data asset", "environments": "environment", "components": "component",
           "computes": "compute"}
+# Curated environments exist in every workspace, prebuilt by Microsoft and named `AzureML-...`
+# (https://learn.microsoft.com/azure/machine-learning/resource-curated-environments), so a
+# reference such as `azureml:AzureML-sklearn-1.5@latest` needs no registration.
+CURATED_PREFIX = "AzureML-"
+
+
+def is_curated_environment(name: str) -> bool:
+    return name.startswith(CURATED_PREFIX)
+
+
 # The kind of name (validator.names) each section holds.
 NAME_KINDS = {"data": "data", "environments": "environment", "components": "component", "computes": "compute"}
 

@@ -87,8 +87,14 @@ def render(shown: dict[str, Any], rows_cap: int = MAX_ROWS) -> Any:
     table.add_column("note", overflow="fold", max_width=70)
     for row in _rows_to_show(trials, rows_cap):
         stopped = row.get("stopped_by")
+        would_have = row.get("would_have_stopped")
         note = ""
+        intervals = str(row.get("intervals", 0))
         if stopped:
+            # Its intervals end where the policy decided; what it logged while the cancel was on
+            # its way is counted apart.
+            after = row.get("logged_after_stop") or 0
+            intervals = f"{stopped['interval']} +{after}" if after else str(stopped["interval"])
             note = f"{stopped['policy']} at interval {stopped['interval']}"
             numbers = stopped.get("numbers") or {}
             if "threshold" in numbers:
@@ -97,12 +103,17 @@ def render(shown: dict[str, Any], rows_cap: int = MAX_ROWS) -> Any:
                 note += f": {_short(numbers.get('best'))} vs median {_short(numbers['median'])}"
             elif "cutoff" in numbers:
                 note += f": {_short(numbers.get('score'))} vs cut-off {_short(numbers['cutoff'])}"
+            if after:
+                note += f" ({after} more logged before the cancel landed)"
+        elif would_have:
+            note = (f"ended before the {would_have['policy']} policy's cancel (decided at interval "
+                    f"{would_have['interval']}) reached it")
         elif row.get("error") and row["status"] in ("Failed", "Canceled"):
             note = row["error"].get("message", "")
         style = "bold" if best and row["name"] == best["name"] else ""
         table.add_row(row["name"], Text(row["status"] or "", style=STATE_STYLE.get(row["status"], "")),
                       _params(row["params"]),
-                      str(row.get("intervals", 0)),
+                      intervals,
                       "" if row.get("metric") is None else _short(row["metric"]), note, style=style)
     hidden = len(trials) - min(len(trials), rows_cap)
     parts = [header, progress, tally, best_line, table]
@@ -159,8 +170,9 @@ def summary_lines(out: TextIO, shown: dict[str, Any]) -> None:
 def plot(workspace: Workspace, shown: dict[str, Any], output: Path) -> Path:
     """Write a PNG of every trial's primary-metric curve (one point per interval) of the sweep
     ``job show`` gave as ``shown``: canceled trials end in a cross at the interval the policy
-    stopped them, failed ones are dashed, the best trial is drawn thick and named. Returns the
-    file written."""
+    stopped them (what a trial logged after it, while the cancel was on its way, is drawn
+    dotted and faint beyond the cross), failed ones are dashed, the best trial is drawn thick
+    and named. Returns the file written."""
     name = shown["name"]
     if "trials" not in shown:
         raise RunnerError(f"job {name} is a {shown['type']} job; job plot draws a sweep's trials "
@@ -176,25 +188,27 @@ def plot(workspace: Workspace, shown: dict[str, Any], output: Path) -> Path:
     figure, axes = plt.subplots(figsize=(10, 6), dpi=110)
     colours = plt.get_cmap("tab20")
     drawn = 0
+    after = False
     for index, row in enumerate(shown["trials"]):
         values = histories.get(row["name"]) or []
         if not values:
             continue
         drawn += 1
-        x = list(range(1, len(values) + 1))
         is_best = row["name"] == best
         style = "--" if row["status"] == "Failed" else "-"
         label = None
         if is_best:
             label = f"best: {row['name']} ({metric} {row['metric']:.4g})"
-        axes.plot(x, values, style, color="black" if is_best else colours(index % 20),
-                  linewidth=3.0 if is_best else 1.2, alpha=1.0 if is_best else 0.75, label=label,
-                  zorder=3 if is_best else 2)
         stopped = row.get("stopped_by")
+        (x, y), (x_after, y_after) = curve_parts(values, stopped)
+        colour = "black" if is_best else colours(index % 20)
+        axes.plot(x, y, style, color=colour, linewidth=3.0 if is_best else 1.2, alpha=1.0 if is_best else 0.75,
+                  label=label, zorder=3 if is_best else 2)
+        if x_after:
+            axes.plot(x_after, y_after, ":", color=colour, linewidth=1.0, alpha=0.45, zorder=1)
+            after = True
         if stopped:
-            at = min(stopped["interval"], len(values))
-            axes.plot([at], [values[at - 1]], marker="x", markersize=9, markeredgewidth=2,
-                      color="red", zorder=4)
+            axes.plot([x[-1]], [y[-1]], marker="x", markersize=9, markeredgewidth=2, color="red", zorder=4)
     if drawn == 0:
         plt.close(figure)
         raise RunnerError(f"sweep {name} has no logged {metric} to draw yet")
@@ -205,6 +219,9 @@ def plot(workspace: Workspace, shown: dict[str, Any], output: Path) -> Path:
     if any(row.get("stopped_by") for row in shown["trials"]):
         handles.append(Line2D([], [], marker="x", color="red", linestyle="none", markeredgewidth=2))
         labels.append("canceled by the early-termination policy")
+    if after:
+        handles.append(Line2D([], [], linestyle=":", color="grey"))
+        labels.append("logged after the policy's decision, before the cancel landed")
     if any(row["status"] == "Failed" for row in shown["trials"]):
         handles.append(Line2D([], [], linestyle="--", color="grey"))
         labels.append("failed trial")
@@ -226,6 +243,18 @@ def plot(workspace: Workspace, shown: dict[str, Any], output: Path) -> Path:
     plt.close(figure)
     temporary.replace(output)
     return output
+
+
+def curve_parts(values: list[float], stopped: dict[str, Any] | None) -> tuple[tuple[list[int], list[float]],
+                                                                          tuple[list[int], list[float]]]:
+    """A trial's curve as (intervals, values) pairs: the part the policy judged, up to the
+    interval it stopped the trial at (all of it when it was not stopped), and what the trial
+    logged after that while the cancel was on its way, from the stopping interval on so that
+    the two parts join (empty when it logged nothing more)."""
+    x = list(range(1, len(values) + 1))
+    at = min(stopped["interval"], len(values)) if stopped else len(values)
+    after = (x[at - 1:], values[at - 1:]) if at < len(values) else ([], [])
+    return (x[:at], values[:at]), after
 
 
 def trial_histories(workspace: Workspace, shown: dict[str, Any]) -> dict[str, list[float]]:

@@ -324,18 +324,24 @@ def test_download_mode_is_a_read_only_copy_and_named_outputs_register(lab: Path)
     assert (target / "artifacts" / "user_logs" / "std_log.txt").is_file()
 
 
-def test_missing_pip_requirement_is_named_in_a_warning(lab: Path) -> None:
+def test_a_requirement_that_cannot_be_installed_fails_the_job_at_preparing(lab: Path) -> None:
     folder = lab / "needs"
     folder.mkdir()
     (folder / "conda.yml").write_text("dependencies:\n  - pip:\n      - surely-not-installed-pkg==1.0\n"
                                       "      - pyyaml>=1\n")
     (folder / "env.yml").write_text("name: needs-env\nversion: 1\nconda_file: conda.yml\n")
     assert aml_run("environment", "create", "--file", str(folder / "env.yml"), cwd=lab).returncode == 0
-    spec = write_job(folder, "job", "command: echo ok\nenvironment: azureml:needs-env:1\n")
+    spec = write_job(folder, "job", "command: echo ran\nenvironment: azureml:needs-env:1\n")
     result = aml_run("job", "create", "--file", str(spec), "--stream", cwd=lab)
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "surely-not-installed-pkg==1.0 (not installed)" in result.stdout
-    assert "pyyaml" not in result.stdout.split("lacks:", 1)[1].split("\n")[0]
+    assert result.returncode == 1, result.stdout + result.stderr
+    error = [line for line in result.stdout.splitlines() if line.startswith("Error: ")]
+    assert error and "environment needs-env:1" in error[0] and "surely-not-installed-pkg" in error[0], result.stdout
+    assert "PreparationError" in result.stdout and "state: Running" not in result.stdout
+    assert "\nran\n" not in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+    # Nothing half-made is left to be reused.
+    from runner.envbuild import envs_dir
+    assert not [p for p in envs_dir().glob(".staging-*")]
 
 
 # -- concurrency and compute ----------------------------------------------------------------

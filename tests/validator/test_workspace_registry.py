@@ -77,6 +77,27 @@ def test_cli_workspace_flag_and_environment_variable(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "workspace folder nope does not exist" in missing.stderr
 
 
+@pytest.mark.parametrize("reference", ["azureml:AzureML-sklearn-1.5@latest", "azureml:AzureML-sklearn-1.5:12",
+                                       "azureml:AzureML-ACPT-pytorch-2.2-cuda12.1@latest"])
+def test_curated_environments_need_no_registration(tmp_path: Path, reference: str) -> None:
+    """They exist in every workspace (resource-curated-environments); a locally registered
+    curated name is checked as any registered name is."""
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "workspace.yml").write_text(REGISTRY)
+    (tmp_path / "job.yml").write_text(GOOD.replace("azureml:sklearn-train:2", reference))
+    assert "AzureML-" in (tmp_path / "job.yml").read_text()
+    result = run("--workspace", "ws", "job.yml", cwd=tmp_path)
+    assert result.returncode == 0 and "AML805" not in result.stdout, result.stdout
+    name = reference.split(":", 1)[1].split("@")[0].split(":")[0]
+    (tmp_path / "ws" / "workspace.yml").write_text(
+        REGISTRY.replace("computes:", f"  {name}:\n    \"99\": {{python: python3}}\ncomputes:"))
+    registered = run("--workspace", "ws", "job.yml", cwd=tmp_path)
+    if reference.endswith(":12"):
+        assert registered.returncode == 1 and f"environment '{name}' has no version 12" in registered.stdout
+    else:
+        assert registered.returncode == 0, registered.stdout
+
+
 def _register_many(folder: str, worker: int) -> None:
     from validator.workspace import register
 

@@ -827,7 +827,9 @@ def unregistered_asset(document: Document) -> Iterator[Finding]:
     format). A job whose `azureml:churn-raw:3`, `azureml:sklearn-train:2`,
     `azureml:prep_data:1` or `azureml:cpu-cluster` is not there would be refused by the service
     ("not found") and is refused by `aml-run` before anything runs; the message lists the
-    registered versions and gives the command that registers the missing one. Registry URIs,
+    registered versions and gives the command that registers the missing one. Curated
+    environments (`azureml:AzureML-sklearn-1.5@latest`, any `AzureML-` name) exist in every
+    workspace and are not checked unless the workspace registers that name itself. Registry URIs,
     datastore paths and ARM ids point outside a local workspace and are not checked. The
     example is the same file linted against a workspace without, and then with, those assets.
     """
@@ -847,6 +849,8 @@ def unregistered_asset(document: Document) -> Iterator[Finding]:
         name, version, label = parsed
         if registry.has(section, name, version, label):
             continue
+        if section == "environments" and workspace.is_curated_environment(name) and not registry.has(section, name):
+            continue  # curated: in every workspace (a local registration of the name is checked as one)
         title = workspace.TITLES[section]
         known = registry.versions(section, name)
         if section == "computes" or not known:
