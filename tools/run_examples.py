@@ -413,6 +413,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=900, help="seconds one job may take (default 900)")
     parser.add_argument("--scratch", type=Path, help="the scratch folder (default: a new temporary one)")
     parser.add_argument("--json", type=Path, help="also write the rows and totals as JSON here")
+    parser.add_argument("--missing", type=Path,
+                        help="a file listing paths (one per line, relative to PATH) that this checkout lacks, "
+                             "e.g. large data files a partial clone left out: a spec beside one that did not "
+                             "complete is put down to it")
     args = parser.parse_args(argv)
 
     source = args.path.resolve()
@@ -427,6 +431,7 @@ def main(argv: list[str] | None = None) -> int:
     log: list[str] = []
     registrar = Registrar(workspace, tree, assets, log)
     rows: list[Row] = []
+    missing = [line.strip() for line in args.missing.read_text().splitlines() if line.strip()] if args.missing else []
     folders = args.folder or list(FOLDERS)
     for spec in specs(tree, folders, args.only):
         relative = str(spec.relative_to(tree))
@@ -445,6 +450,8 @@ def main(argv: list[str] | None = None) -> int:
             row.verdict, row.cause = "Failed", f"aml-run printed something unexpected: {error}"
         row.seconds = time.monotonic() - started
         row.cause_class = cause_class(row)
+        if row.cause_class and any(spec.parent in (tree / path).parents for path in missing):
+            row.cause_class = "file missing from this checkout"
         sys.stderr.write(f"{row.verdict:<10} {row.seconds:6.1f}s {relative}  {row.cause[:120]}\n")
         sys.stderr.flush()
     (scratch / "registration.log").write_text("\n".join(log) + "\n")
