@@ -297,6 +297,15 @@ def job_cause(shown: dict[str, Any]) -> str:
     return f"{error.get('code', '')}: {message}"
 
 
+def evidence(shown: dict[str, Any]) -> str:
+    """All of a failed job's error and the end of its log: what its cause class is read from."""
+    text = str((shown.get("error") or {}).get("message") or "")
+    log = Path(str(shown.get("log_path") or ""))
+    if log.is_file():
+        text += "\n" + "\n".join(log.read_text(errors="replace").splitlines()[-40:])
+    return text
+
+
 def run_job(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
     created = run(["job", "create", "--file", str(spec), "-w", str(workspace), "-o", "json"], spec.parent)
     if created.returncode != 0:
@@ -342,6 +351,7 @@ def finish(row: Row, workspace: Path, timeout: float, cwd: Path) -> None:
     row.verdict = str(record.get("status"))
     if row.verdict != "Completed":
         row.cause = job_cause(record)
+        row.evidence = evidence(record)
         for step, node in (record.get("jobs") or {}).items():
             if node.get("status") != "Failed":
                 continue
@@ -351,6 +361,7 @@ def finish(row: Row, workspace: Path, timeout: float, cwd: Path) -> None:
                 step_shown = run(["job", "show", str(node["name"]), "-w", str(workspace), "-o", "json"], cwd)
                 if step_shown.returncode == 0:
                     cause = job_cause(json.loads(step_shown.stdout))
+                    row.evidence += "\n" + evidence(json.loads(step_shown.stdout))
             row.steps.append(f"{step}: {cause}")
         if row.steps:
             row.cause = f"{row.cause.split(';')[0]}: {row.steps[0]}"
@@ -367,7 +378,9 @@ CAUSE_CLASSES = (
     ("program of the image, not on this machine",
      r"code 127|command not found|bash: line \d+: /(usr|opt)/[^:]+: No such file or directory"),
     ("example's own defect", r"AML803 error: code folder"),
-    ("lint refusal of a spec azure-ai-ml accepts (--ignore submits it)", r"azure-ai-ml accepts this and sends it"),
+    ("lint refusal of a spec azure-ai-ml sends to the service (--ignore submits it)",
+     r"azure-ai-ml (accepts this and sends it|refuses some specs with this finding and sends others)"),
+    ("needs Azure credentials", r"CredentialUnavailableError|DefaultAzureCredential failed"),
 )
 
 
