@@ -218,6 +218,9 @@ CURATED_DOCS = "https://learn.microsoft.com/azure/machine-learning/resource-cura
 CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
     "sklearn": ("scikit-learn", "pandas", "joblib"),
     "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
+    # PyPI's CPU-only build, as torch is the base's CPU build: a `-cuda12` image's GPU libraries
+    # have no use on a machine without a GPU.
+    "tensorflow": ("tensorflow-cpu",),
     "pytorch": (), "acpt": (), "minimal": (),
 }
 

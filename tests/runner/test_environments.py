@@ -327,3 +327,14 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_curated_families_name_pypi_packages_and_never_a_cuda_build() -> None:
+    from runner.environments import curated_requirements
+
+    # The names of Microsoft's examples: workspace curated names and registry names alike.
+    assert curated_requirements("AzureML-sklearn-1.5") == ("scikit-learn", "pandas", "joblib")
+    assert curated_requirements("AzureML-lightgbm-3.3") == ("lightgbm", "scikit-learn", "pandas")
+    assert curated_requirements("tensorflow-2.16-cuda12") == ("tensorflow-cpu",)
+    assert curated_requirements("AzureML-acpt-pytorch-2.8-cuda12.6") == ()
+    assert curated_requirements("AzureML-minimal-ubuntu22.04-py311-cpu") == ()
