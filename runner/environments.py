@@ -216,8 +216,17 @@ CURATED_DOCS = "https://learn.microsoft.com/azure/machine-learning/resource-cura
 # Any other curated name runs on the base alone. A locally registered environment of the same
 # name (`aml-run environment create --name AzureML-sklearn-1.5 --conda-file ...`) wins.
 CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
+    # Microsoft publishes each curated environment's conda file in Azure/azureml-assets
+    # (assets/training/general/environments/<name>/context/conda_dependencies.yaml); these two,
+    # the ones Microsoft's examples name, keep its pins for what a script touches. Its
+    # numpy~=1.22.0 has no build for the Python here (3.11; the image has 3.10), so numpy<2.
+    "sklearn-1.5": ("scikit-learn~=1.5.0", "pandas~=1.5.3", "numpy<2", "scipy~=1.10.0", "joblib~=1.2.0"),
+    "lightgbm-3.3": ("lightgbm>=4.6.0", "scikit-learn~=1.5.1", "pandas~=1.5.3", "numpy<2", "scipy~=1.10.0"),
     "sklearn": ("scikit-learn", "pandas", "joblib"),
     "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
+    # PyPI's CPU-only build, as torch is the base's CPU build: a `-cuda12` image's GPU libraries
+    # have no use on a machine without a GPU.
+    "tensorflow": ("tensorflow-cpu",),
     "pytorch": (), "acpt": (), "minimal": (),
 }
 

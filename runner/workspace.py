@@ -230,6 +230,10 @@ class Workspace:
         if ".." in path.replace("\\", "/").split("/") or (location != root and root not in location.parents):
             raise RunnerError(f"{shown} leaves the datastore: a datastore path is a location inside datastore "
                               f"'{datastore}' ({root} here), written from its root without '..' segments")
+        if datastore == DEFAULT_DATASTORE and path.lstrip("/").split("/")[0] == "azureml":
+            # The service keeps jobs' files under the default datastore's azureml/ folder, so it
+            # exists in every workspace, and Microsoft's examples mount it as a job's input.
+            (root / "azureml").mkdir(parents=True, exist_ok=True)
         return location
 
     # -- jobs ----------------------------------------------------------------------------------

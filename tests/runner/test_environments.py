@@ -169,7 +169,7 @@ limits: {max_total_trials: 2, max_concurrent_trials: 2}
 def test_a_curated_environment_runs_unregistered_and_the_linter_agrees(lab: Path) -> None:
     folder = lab / "curated"
     spec = write_job(folder, "job", """\
-        command: python -c "import sklearn, pandas; print('curated ok')"
+        command: python -c "import sklearn, pandas; print('curated ok', pandas.__version__, sklearn.__version__)"
         environment: azureml:AzureML-sklearn-1.5@latest
         """)
     linted = subprocess.run([str(BIN / "aml-lint"), "--workspace", str(lab / ".amllab"), str(spec)],
@@ -177,9 +177,11 @@ def test_a_curated_environment_runs_unregistered_and_the_linter_agrees(lab: Path
     assert linted.returncode == 0 and "AML805" not in linted.stdout + linted.stderr, linted.stdout
     record, log, user = run(lab, spec)
     assert record["status"] == "Completed", log + user
-    assert "curated ok" in user
+    # The pins of Microsoft's published definition (pandas~=1.5.3, scikit-learn~=1.5.0), not the base's.
+    assert "curated ok 1.5.3 1.5." in user
     assert ("AzureML-sklearn-1.5 is a curated environment (https://learn.microsoft.com/azure/machine-learning/"
-            "resource-curated-environments); here it is the base interpreter with scikit-learn, pandas, joblib") in log
+            "resource-curated-environments); here it is the base interpreter with scikit-learn~=1.5.0, "
+            "pandas~=1.5.3") in log
     assert "environment: AzureML-sklearn-1.5 (curated) (" in log
 
 
@@ -327,3 +329,16 @@ def _cmdline(pid: int) -> str:
         return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
     except OSError:
         return ""
+
+
+def test_curated_families_name_pypi_packages_and_never_a_cuda_build() -> None:
+    from runner.environments import curated_requirements
+
+    # The names of Microsoft's examples: workspace curated names and registry names alike.
+    assert curated_requirements("AzureML-sklearn-1.5")[:2] == ("scikit-learn~=1.5.0", "pandas~=1.5.3")
+    assert curated_requirements("sklearn-1.5") == curated_requirements("AzureML-sklearn-1.5")
+    assert curated_requirements("AzureML-lightgbm-3.3")[:2] == ("lightgbm>=4.6.0", "scikit-learn~=1.5.1")
+    assert curated_requirements("AzureML-sklearn-1.0-ubuntu20.04-py38-cpu") == ("scikit-learn", "pandas", "joblib")
+    assert curated_requirements("tensorflow-2.16-cuda12") == ("tensorflow-cpu",)
+    assert curated_requirements("AzureML-acpt-pytorch-2.8-cuda12.6") == ()
+    assert curated_requirements("AzureML-minimal-ubuntu22.04-py311-cpu") == ()

@@ -366,3 +366,39 @@ def test_remote_uris_mapped_to_local_copies_run_offline_and_an_unmapped_one_name
     assert refused.returncode != 0 and "Traceback" not in refused.stderr
     assert "aml-run data map --uri-prefix abfss://lake@example.dfs.core.windows.net/raw/2024/ --path" \
         in refused.stderr
+
+
+def test_the_default_datastores_azureml_folder_exists_in_a_new_workspace(tmp_path: Path) -> None:
+    # Microsoft's datastore-path pipeline mounts the default datastore's azureml/ folder (where the
+    # service keeps jobs' files) and writes under it through a pipeline output.
+    write(tmp_path, "src/list.py", """\
+        import os, sys
+        os.makedirs(sys.argv[2], exist_ok=True)
+        open(os.path.join(sys.argv[2], "hello.txt"), "w").write(f"saw {os.path.isdir(sys.argv[1])}")
+        """)
+    spec = pipeline(tmp_path, """\
+        outputs:
+          written:
+            path: azureml://datastores/workspaceblobstore/paths/azureml/from_pipeline
+        jobs:
+          mount_root:
+            type: command
+            code: src
+            command: python list.py ${{inputs.root}} ${{outputs.out}}
+            environment: {image: python:3.11-slim}
+            inputs:
+              root: {type: uri_folder, path: azureml://datastores/workspaceblobstore/paths/azureml, mode: ro_mount}
+            outputs:
+              out: ${{parent.outputs.written}}
+          read_back:
+            type: command
+            command: cat ${{inputs.file}}
+            environment: {image: python:3.11-slim}
+            inputs:
+              file:
+                type: uri_file
+                path: azureml://datastores/workspaceblobstore/paths/azureml/from_pipeline/hello.txt
+              after: ${{parent.jobs.mount_root.outputs.out}}
+        """)
+    shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
+    assert shown["status"] == "Completed", failures(shown)
