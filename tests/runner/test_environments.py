@@ -339,6 +339,7 @@ def test_curated_families_name_pypi_packages_and_never_a_cuda_build() -> None:
     assert curated_requirements("sklearn-1.5") == curated_requirements("AzureML-sklearn-1.5")
     assert curated_requirements("AzureML-lightgbm-3.3")[:2] == ("lightgbm>=4.6.0", "scikit-learn~=1.5.1")
     assert curated_requirements("AzureML-sklearn-1.0-ubuntu20.04-py38-cpu") == ("scikit-learn", "pandas", "joblib")
-    assert curated_requirements("tensorflow-2.16-cuda12") == ("tensorflow-cpu",)
+    assert curated_requirements("tensorflow-2.16-cuda12")[0] == "tensorflow-cpu==2.16.2"
+    assert curated_requirements("AzureML-tensorflow-2.12-cuda11") == ("tensorflow-cpu",)
     assert curated_requirements("AzureML-acpt-pytorch-2.8-cuda12.6") == ()
     assert curated_requirements("AzureML-minimal-ubuntu22.04-py311-cpu") == ()
