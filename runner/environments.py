@@ -223,7 +223,9 @@ CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
     "sklearn-1.5": ("scikit-learn~=1.5.0", "pandas~=1.5.3", "numpy<2", "scipy~=1.10.0", "joblib~=1.2.0"),
     "lightgbm-3.3": ("lightgbm>=4.6.0", "scikit-learn~=1.5.1", "pandas~=1.5.3", "numpy<2", "scipy~=1.10.0"),
     # Its file asks for tensorflow[and-cuda]==2.16.2: the same release's CPU-only build here.
-    "tensorflow-2.16": ("tensorflow-cpu==2.16.2", "tensorboard~=2.16.0", "numpy<2"),
+    # numpy<2 needs the file's pandas and scipy too: the base's are built for numpy 2.
+    "tensorflow-2.16": ("tensorflow-cpu==2.16.2", "tensorboard~=2.16.0", "numpy<2", "pandas~=2.2.2",
+                        "scipy~=1.14.0"),
     "sklearn": ("scikit-learn", "pandas", "joblib"),
     "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
     # PyPI's CPU-only build, as torch is the base's CPU build: a `-cuda12` image's GPU libraries
