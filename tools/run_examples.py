@@ -440,6 +440,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(source / "cli", tree / "cli", symlinks=True,
                         ignore=shutil.ignore_patterns(".git", "endpoints", "deployments", "foundation-models"))
     workspace = scratch / "workspace"
+    workspace.mkdir(parents=True, exist_ok=True)  # aml-run makes an empty folder a workspace
     assets = index(tree / "cli")
     log: list[str] = []
     registrar = Registrar(workspace, tree, assets, log)
