@@ -306,12 +306,19 @@ def evidence(shown: dict[str, Any]) -> str:
     return text
 
 
+def refused(row: Row, result: subprocess.CompletedProcess) -> bool:
+    """Whether aml-run refused a submission; if so, the row says why (by design or not)."""
+    if result.returncode == 0:
+        return False
+    text = result.stderr or result.stdout
+    row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
+    row.evidence = text
+    return True
+
+
 def run_job(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
     created = run(["job", "create", "--file", str(spec), "-w", str(workspace), "-o", "json"], spec.parent)
-    if created.returncode != 0:
-        text = created.stderr or created.stdout
-        row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
-        row.evidence = text
+    if refused(row, created):
         return
     row.job = json.loads(created.stdout)["name"]
     finish(row, workspace, timeout, spec.parent)
@@ -319,18 +326,12 @@ def run_job(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
 
 def run_schedule(row: Row, spec: Path, workspace: Path, timeout: float) -> None:
     created = run(["schedule", "create", "--file", str(spec), "-w", str(workspace), "-o", "json"], spec.parent)
-    if created.returncode != 0:
-        text = created.stderr or created.stdout
-        row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
-        row.evidence = text
+    if refused(row, created):
         return
     name = json.loads(created.stdout)["name"]
     run(["schedule", "disable", name, "-w", str(workspace)], spec.parent)
     triggered = run(["schedule", "trigger", name, "-w", str(workspace), "-o", "json"], spec.parent)
-    if triggered.returncode != 0:
-        text = triggered.stderr or triggered.stdout
-        row.verdict, row.cause = ("By design" if by_design(text) else "Refused"), first_line(text)
-        row.evidence = text
+    if refused(row, triggered):
         return
     fired = json.loads(triggered.stdout)
     row.job = fired.get("job") or fired.get("name") or fired.get("job_name")
