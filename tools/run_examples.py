@@ -196,8 +196,8 @@ class Registrar:
                 self.reference(key, match.group(1), spec, seen)
             elif REMOTE.match(value):
                 self.remote(value)
-            elif key in ("component", "trial") and value.startswith(("./", "../", "file:")) or (
-                    key == "component" and value.endswith((".yml", ".yaml"))):
+            elif key in ("component", "trial", "create_job") and value.startswith(("./", "../", "file:")) or (
+                    key in ("component", "create_job") and value.endswith((".yml", ".yaml"))):
                 nested = (spec.parent / value.removeprefix("file:")).resolve()
                 if nested.is_file():
                     self.prepare(nested, seen)
