@@ -164,9 +164,8 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
             packages = environments.curated_requirements(parsed[0])
             found = environments.CondaDependencies(packages, None, ())
             label = f"{parsed[0]} (curated)"
-            note = (f"{parsed[0]} is a curated environment ({environments.CURATED_DOCS}); here it is the base "
-                    "interpreter" + (f" with {', '.join(packages)}" if packages else "")
-                    + f" (register the name locally to change that: aml-run environment create --name {parsed[0]} "
+            note = (f"{parsed[0]} is a curated environment ({environments.CURATED_DOCS}); {_here(packages)}"
+                    f" (register the name locally to change that: aml-run environment create --name {parsed[0]} "
                     "--version 1 --conda-file FILE)")
         else:
             name, version, entry = workspace.lookup("environment", value)
@@ -190,11 +189,15 @@ def plan_environment(value: Any, spec_dir: Path, workspace: Workspace) -> dict[s
         packages = environments.curated_requirements(name) if "/registries/azureml/" in value else ()
         found = environments.CondaDependencies(packages, None, ())
         label = value
-        note = f"{value} is a registry environment; here it is the base interpreter" + (
-            f" with {', '.join(packages)}" if packages else "")
+        note = f"{value} is a registry environment; {_here(packages)}"
     return {"label": label, "python": python or sys.executable, "env": extra, "requirements": list(found.pip),
             "python_version": found.python_pin, "conda_only": list(found.conda_only), "build": python is None,
             "note": note}
+
+
+def _here(packages: tuple[str, ...]) -> str:
+    """What a curated or registry environment is on this machine."""
+    return "here it is the base interpreter" + (f" with {', '.join(packages)}" if packages else "")
 
 
 def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) -> dict[str, Any]:

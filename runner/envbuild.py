@@ -67,7 +67,9 @@ def is_torch_family(name: str) -> bool:
 
 
 def canonical(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name)
 
 
 @dataclass(frozen=True)
@@ -245,8 +247,8 @@ def ensure(requirements: tuple[str, ...], label: str, log: LogFn) -> Built:
     """The venv for ``requirements``: reused when built before, else built now under the
     key's lock. A failure raises RunnerError naming ``label`` and uv's reason."""
     install, _ = split_torch(requirements)
+    base = base_versions() if install else {}
     if install:
-        base = base_versions()
         had = [text for text in install if satisfied_by_base(text, base)]
         if had:
             log(f"environment {label}: the base already has {', '.join(had)}")
@@ -271,7 +273,7 @@ def ensure(requirements: tuple[str, ...], label: str, log: LogFn) -> Built:
                 return Built(final, key, True, time.monotonic() - started, tuple(manifest.get("installed", ())))
             log(f"environment {label}: building {key} over {sys.executable}"
                 + (f" with {len(install)} requirement(s): {', '.join(install)}" if install else ""))
-            installed = _build(final, key, install, label, log)
+            installed = _build(final, key, install, base, label, log)
             return Built(final, key, False, time.monotonic() - started, installed)
         finally:
             fcntl.flock(lock, fcntl.LOCK_UN)
@@ -308,7 +310,8 @@ def _complete(folder: Path) -> bool:
     return (folder / "amllab-env.json").is_file()
 
 
-def _build(final: Path, key: str, install: list[str], label: str, log: LogFn) -> tuple[str, ...]:
+def _build(final: Path, key: str, install: list[str], base: dict[str, str], label: str,
+           log: LogFn) -> tuple[str, ...]:
     staging = final.parent / f".staging-{key}"
     shutil.rmtree(staging, ignore_errors=True)  # a build killed before: we hold the lock now
     if final.exists():
@@ -323,7 +326,7 @@ def _build(final: Path, key: str, install: list[str], label: str, log: LogFn) ->
         installed: list[str] = []
         if install:
             step = time.monotonic()
-            installed = _install(staging, install, label)
+            installed = _install(staging, install, base, label)
             log(f"environment {label}: installed {', '.join(installed) if installed else 'nothing'} "
                 f"(the base has the rest) ({time.monotonic() - step:.1f} s)")
         manifest = {"key": key, "requirements": install, "installed": installed, "base": sys.executable,
@@ -336,13 +339,12 @@ def _build(final: Path, key: str, install: list[str], label: str, log: LogFn) ->
         raise
 
 
-def _install(venv: Path, install: list[str], label: str) -> list[str]:
-    """Resolve with the base's versions preferred, then install what differs from the base."""
+def _install(venv: Path, install: list[str], base: dict[str, str], label: str) -> list[str]:
+    """Resolve with the base's versions (``base``) preferred, then install what differs from them."""
     python = str(venv / "bin" / "python")
     work = venv / ".amllab-build"
     work.mkdir()
     (work / "requirements.in").write_text("\n".join(install) + "\n")
-    base = base_versions()
     # uv prefers the pins already in the output file: the base's versions, where they fit.
     (work / "resolved.txt").write_text("".join(f"{name}=={version}\n" for name, version in sorted(base.items())
                                                if not is_torch_family(name)))

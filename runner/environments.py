@@ -95,8 +95,7 @@ def _conda_to_pip(spec: str) -> str | None | bool:
         return None
     if not rest:
         return pip_name
-    version = rest.split("=")[0] if rest.startswith(("<", ">", "!", "~")) else None
-    if version is not None or any(rest.startswith(op) for op in ("<", ">", "!", "~")):
+    if rest.startswith(("<", ">", "!", "~")):
         return pip_name + rest.split(" ")[0]
     if rest.startswith("=="):
         return pip_name + "==" + rest[2:].split("=")[0].strip()
@@ -217,9 +216,9 @@ CURATED_DOCS = "https://learn.microsoft.com/azure/machine-learning/resource-cura
 # name (`aml-run environment create --name AzureML-sklearn-1.5 --conda-file ...`) wins.
 CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
     # Microsoft publishes each curated environment's conda file in Azure/azureml-assets
-    # (assets/training/general/environments/<name>/context/conda_dependencies.yaml); these two,
-    # the ones Microsoft's examples name, keep its pins for what a script touches. Its
-    # numpy~=1.22.0 has no build for the Python here (3.11; the image has 3.10), so numpy<2.
+    # (assets/training/general/environments/<name>/context/conda_dependencies.yaml); the three
+    # Microsoft's examples name keep its pins for what a script touches. Their numpy~=1.22.0 or
+    # 1.23.5 has no build for the Python here (3.11; the images have 3.10), so numpy<2.
     "sklearn-1.5": ("scikit-learn~=1.5.0", "pandas~=1.5.3", "numpy<2", "scipy~=1.10.0", "joblib~=1.2.0"),
     "lightgbm-3.3": ("lightgbm>=4.6.0", "scikit-learn~=1.5.1", "pandas~=1.5.3", "numpy<2", "scipy~=1.10.0"),
     # Its file asks for tensorflow[and-cuda]==2.16.2: the same release's CPU-only build here.
