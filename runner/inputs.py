@@ -220,6 +220,12 @@ def _download(url: str, cache: Path) -> Path:
     return target
 
 
+def expand_output_path(path: str, job_name: str, output_name: str) -> str:
+    """An output path's ``${{name}}`` (the job's name) and ``${{output_name}}``, as the service
+    expands them (https://learn.microsoft.com/azure/machine-learning/how-to-read-write-data-v2)."""
+    return path.replace("${{name}}", job_name).replace("${{output_name}}", output_name)
+
+
 def plan_output(output: JobOutput, run_dir: Path, workspace: Workspace, job_name: str) -> dict[str, Any]:
     """Where output ``output`` is written; its folder is created at Preparing."""
     # An output with `name` is registered when the job completes: a name the registry would
@@ -229,7 +235,7 @@ def plan_output(output: JobOutput, run_dir: Path, workspace: Workspace, job_name
     if output.asset_version is not None:
         check_name("version", str(output.asset_version))
     if output.path and output.path.startswith("azureml://datastores/"):
-        written = output.path.replace("${{name}}", job_name).replace("${{output_name}}", output.name)
+        written = expand_output_path(output.path, job_name, output.name)
         datastore, _, rest = written[len("azureml://datastores/"):].partition("/paths/")
         location = workspace.datastore_path(datastore, rest, uri=written)
     else:

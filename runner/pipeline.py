@@ -145,7 +145,7 @@ def _pipeline_outputs(data: dict[str, Any], run_dir: Path, wiring: dict[str, dic
         kind = str(settings.get("type") or "uri_folder")
         step, port = bound.get(str(key), (None, None))
         if isinstance(settings.get("path"), str):
-            settings["path"] = settings["path"].replace("${{name}}", name).replace("${{output_name}}", str(key))
+            settings["path"] = inputs.expand_output_path(settings["path"], name, str(key))
         if isinstance(settings.get("path"), str) and settings["path"].startswith("azureml://datastores/"):
             planned = inputs.plan_output(JobOutput(str(key), kind, None, settings["path"]), run_dir, workspace, name)
             path = Path(planned["path"])
