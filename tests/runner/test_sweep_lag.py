@@ -19,10 +19,12 @@ from runner.workspace import Workspace
 
 HEADER = "$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json\ntype: sweep\n"
 # Logs ``accuracy`` at fixed ticks of --pace seconds from its start, so an interval is the pace
-# however long a log call takes. --quit-after N: os._exit(0) right after the N-th value, so the
-# command has ended before anyone can read that value.
+# however long a log call takes. --quit-after N: the N-th value is logged while the supervisor
+# (the trial's parent, where the controller reads the store) is held stopped, and the command
+# exits before a detached helper lets the supervisor go on; so the controller first reads that
+# value when the command has already ended, whatever the timing of this machine.
 TRAINER = """\
-import argparse, math, os, time
+import argparse, math, os, signal, subprocess, sys, time
 import mlflow
 
 parser = argparse.ArgumentParser()
@@ -35,8 +37,17 @@ mlflow.log_metric("warm_up", 0.0)  # MLflow's store opened before the clock star
 start = time.monotonic()
 for epoch in range(1, args.epochs + 1):
     time.sleep(max(0.0, start + epoch * args.pace - time.monotonic()))
+    last = epoch == args.quit_after
+    if last:
+        supervisor = os.getppid()
+        assert b"runner.supervisor" in open(f"/proc/{supervisor}/cmdline", "rb").read()
+        os.kill(supervisor, signal.SIGSTOP)
+        while open(f"/proc/{supervisor}/stat").read().rsplit(")", 1)[1].split()[0] != "T":
+            time.sleep(0.001)
     mlflow.log_metric("accuracy", args.quality * (1 - math.exp(-epoch / 2)), step=epoch)
-    if epoch == args.quit_after:
+    if last:
+        subprocess.Popen([sys.executable, "-c", "import os, signal, time; time.sleep(0.3); "
+                          f"os.kill({supervisor}, signal.SIGCONT)"], start_new_session=True)
         os._exit(0)
 """
 
