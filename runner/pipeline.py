@@ -239,6 +239,12 @@ def step_job_data(plan: PipelinePlan, step_name: str, upstream_outputs: dict[str
     if isinstance(job.get("code"), str):
         code = job["code"][5:] if job["code"].startswith("file:") else job["code"]
         job["code"] = str((Path(step["base_dir"]) / code).resolve())
+    environment = job.get("environment")
+    if isinstance(environment, dict) and isinstance(environment.get("conda_file"), str):
+        # An inline environment's conda file is beside the component that names it.
+        conda = environment["conda_file"]
+        conda = conda[5:] if conda.startswith("file:") else conda
+        job["environment"] = {**environment, "conda_file": str((Path(step["base_dir"]) / conda).resolve())}
     compute = _bound_compute(node.get("compute") or plan.settings["default_compute"], plan.inputs,
                              f"step '{step_name}'")
     if compute:

@@ -402,3 +402,33 @@ def test_the_default_datastores_azureml_folder_exists_in_a_new_workspace(tmp_pat
         """)
     shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
     assert shown["status"] == "Completed", failures(shown)
+
+
+def test_a_components_inline_environment_reads_the_conda_file_beside_the_component(tmp_path: Path) -> None:
+    # image_classification_with_densenet: each component folder holds its own conda.yaml and
+    # names it `conda_file: ./conda.yaml`; the pipeline's folder has none.
+    write(tmp_path, "components/tell/tell.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: tell
+        version: "1"
+        command: python -c "import yaml; print('yaml', yaml.__version__)"
+        environment:
+          conda_file: ./conda.yaml
+          image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu22.04:latest
+        """)
+    write(tmp_path, "components/tell/conda.yaml", """\
+        name: tell
+        dependencies:
+          - pip
+          - pip:
+            - pyyaml
+        """)
+    spec = pipeline(tmp_path / "pipelines", """\
+        jobs:
+          tell:
+            type: command
+            component: ../components/tell/tell.yml
+        """)
+    shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
+    assert shown["status"] == "Completed", failures(shown)
