@@ -66,6 +66,10 @@ def build_parser() -> argparse.ArgumentParser:
     create.add_argument("--ignore", metavar="CODES",
                         help="lint codes or prefixes not to check, comma-separated (AML415,AML6), as aml-lint "
                         "--ignore; adds to [tool.amllab.lint] ignore in pyproject.toml, which applies too")
+    create.add_argument("--strict", action="store_true",
+                        help="refuse the spec on any lint error; by default a spec whose every error is one "
+                        "azure-ai-ml sends on to the service is submitted, as az ml job create does, with the "
+                        "errors printed")
     create.add_argument("--stream", action="store_true",
                         help="follow the log and exit with the job's outcome; Ctrl-C cancels the job "
                         "(without it: print the job's name and return at once; the job runs on)")
@@ -293,7 +297,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
             ignore = [code.strip().upper() for code in (args.ignore or "").split(",") if code.strip()]
             name = jobs.submit(args.file, workspace, args.name, args.overrides, warn=sys.stderr,
-                               multi_node=_multi_node(args), preempt_after=args.preempt_after, ignore=ignore)
+                               multi_node=_multi_node(args), preempt_after=args.preempt_after, ignore=ignore,
+                               strict=args.strict)
             if args.stream:
                 return _follow(workspace, name, cancel_on_interrupt=True)
             _print(jobs.show(workspace, name), args.output, ("name", "type", "status", "experiment_name", "run_dir"))

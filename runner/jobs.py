@@ -26,17 +26,19 @@ CANCEL_WAIT = 30.0
 def submit(file: str | Path, workspace: Workspace, name: str | None = None,
            overrides: Iterable[str] = (), warn: TextIO | None = None,
            multi_node: MultiNode | None = None, preempt_after: Sequence[float] = (),
-           ignore: Sequence[str] = ()) -> str:
+           ignore: Sequence[str] = (), strict: bool = False) -> str:
     """Lint, resolve and start the job in ``file``; return its name once it is running on its
     own. Raises SpecError (lint errors), RunnerError (an unknown asset, a missing input). Lint
     warnings, which do not stop a job, are written to ``warn``. ``multi_node``: run this
     machine's node of a job that spans machines; ``preempt_after``: take a spot job's node
     after these many seconds of each run (one entry per preemption); ``ignore``: lint codes
-    (or prefixes) not to check, as ``aml-lint --ignore``."""
+    (or prefixes) not to check, as ``aml-lint --ignore``; ``strict``: refuse the spec on any lint
+    error, also those azure-ai-ml sends on to the service (which are otherwise submitted, with
+    the findings written to ``warn``)."""
     _require_run_extra()
     # The workspace may not exist yet (it is created once the job is accepted): lint then sees
     # an empty registry, and names every reference to register.
-    spec = load_spec(file, overrides, workspace=workspace.folder, ignore=ignore)
+    spec = load_spec(file, overrides, workspace=workspace.folder, ignore=ignore, strict=strict)
     if warn is not None:
         warn.write(spec.render_findings(color=warn.isatty() and not os.environ.get("NO_COLOR")))
     return submit_spec(spec, workspace, name, multi_node, preempt_after)

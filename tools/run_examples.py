@@ -378,9 +378,17 @@ CAUSE_CLASSES = (
     ("asset not in the checkout", r"'(?!AzureML-)[^']+' is not registered"),
     ("program of the image, not on this machine",
      r"code 127|command not found|bash: line \d+: /(usr|opt)/[^:]+: No such file or directory"),
-    ("example's own defect", r"AML803 error: code folder"),
-    ("lint refusal of a spec azure-ai-ml sends to the service (--ignore submits it)",
+    # The Java job-template names a code folder that is not in the repository. pytorch/iris
+    # pip-installs `mlflow` beside `azureml-mlflow`, which caps mlflow-skinny at 3.15.0 (its
+    # 1.62.0.post6 release); mlflow.pytorch.save_model there defaults to the pt2 format and
+    # raises without an input_example, which the script does not give: the same error with the
+    # packages the service's image installs today.
+    ("example's own defect", r"AML803 error: code folder|If `serialization_format` is set to 'pt2', "
+                             r"then input_example is required"),
+    ("lint refusal of a spec azure-ai-ml sends to the service",
      r"azure-ai-ml (accepts this and sends it|refuses some specs with this finding and sends others)"),
+    ("the environment pins a Python this machine lacks",
+     r"pins python=\S+ and environments here are built on Python"),
     ("needs Azure credentials", r"CredentialUnavailableError|DefaultAzureCredential failed"),
 )
 

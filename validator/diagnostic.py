@@ -41,6 +41,10 @@ class Diagnostic:
     hint: str | None = field(default=None, compare=False)
     # Where the highlighted span ends on the same line (exclusive, 1-based); 0 = one caret.
     end_column: int = field(default=0, compare=False)
+    # What azure-ai-ml does with this very finding, where the rule knows it better than its
+    # rule-wide verdict (``Rule.service``): "accepts" (the client sends the spec to the
+    # service) or "rejects". None: the rule's verdict applies.
+    service: str | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict:
         return {
@@ -73,3 +77,4 @@ class Finding:
     key: bool = False
     hint: str | None = None
     span: tuple[int, int, int] | None = None
+    service: str | None = None  # see Diagnostic.service

@@ -178,6 +178,7 @@ class Document:
         severity: Severity = Severity.ERROR,
         hint: str | None = None,
         span: tuple[int, int, int] | None = None,
+        service: str | None = None,
     ) -> Diagnostic:
         line, column, end = span or self.locate(where, key=key)
         return Diagnostic(
@@ -190,6 +191,7 @@ class Document:
             pointer=to_pointer(where),
             hint=hint,
             end_column=end,
+            service=service,
         )
 
 

@@ -263,8 +263,11 @@ def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> 
                 message += f" (Azure ML ignores '{key}' here, so '{close}' is never set)"
         elif hint is None:
             hint = "allowed keys here: " + ", ".join(sorted(candidates))
+        # Where the key is ignored, azure-ai-ml sends the spec on (measured as above); elsewhere
+        # it refuses the file.
         out.append(document.diagnostic("AML108" if ignored and not misspelt else "AML101", message,
-                                       path + (key,), key=True, hint=hint))
+                                       path + (key,), key=True, hint=hint,
+                                       service="accepts" if ignored else "rejects"))
     return out
 
 

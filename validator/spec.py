@@ -5,7 +5,9 @@ Only the validator reads YAML. ``load_spec`` lints the file exactly as ``aml-lin
 project's ``[tool.amllab.lint]`` configuration and inline suppressions apply, and with a
 workspace every ``azureml:`` reference must be registered, AML805), applies ``--set``
 overrides the way ``az ml job create --set`` does, lints the result again, and hands back plain
-typed objects. A spec with errors never runs, exactly as the service refuses it.
+typed objects. A spec with errors is refused, except, with ``strict=False`` (what ``aml-run job
+create`` does unless given ``--strict``), one whose every error is of a kind azure-ai-ml sends on
+to the service (:func:`client_sends`): ``az ml job create`` submits it, so it runs.
 """
 
 from __future__ import annotations
@@ -27,6 +29,33 @@ DATA_TYPES = ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model
 _LOCAL_WORKSPACE = frozenset({"AML805"})
 
 
+def service_verdict(diagnostic: Diagnostic) -> str | None:
+    """What azure-ai-ml does with a spec that has this finding: the finding's own verdict where
+    its rule knows it, else the rule's (measured on its golden bad cases by
+    tools/sdk_verdicts.py): "rejects", "accepts", "depends" or None (not compared)."""
+    from .rules import RULES
+
+    if diagnostic.service is not None:
+        return diagnostic.service
+    rule = RULES.get(diagnostic.code)
+    return rule.service if rule is not None else None
+
+
+def client_sends(diagnostic: Diagnostic) -> bool:
+    """An error azure-ai-ml lets through to the service and the service then runs without the
+    offending part (a key it ignores, an undeclared port it drops, a literal passed on as
+    given): the client submits the spec, so a non-strict ``job create`` does too. Only a
+    finding whose rule vouches for that very pattern counts (its own ``service`` verdict); a
+    rule-wide "accepts" also covers specs the service refuses on its side or fails at run
+    time. An error only by configuration (a warning the project made an error) is the
+    project's own gate and stays a refusal."""
+    from .rules import RULES
+
+    rule = RULES.get(diagnostic.code)
+    return (diagnostic.code not in _LOCAL_WORKSPACE and rule is not None and rule.severity is Severity.ERROR
+            and diagnostic.service == "accepts")
+
+
 class SpecError(AmllabError):
     """A spec that lint refuses: ``str()`` is the one-line summary, :meth:`render` the full
     report with each finding's file, position, source line and fix."""
@@ -40,20 +69,26 @@ class SpecError(AmllabError):
         more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
         super().__init__(f"{first.path}:{first.line}:{first.column}: {first.code} {first.message}{more}")
 
-    def refusal(self) -> str:
+    def refusal(self, submitted: bool = False) -> str:
         """Why each error stops the spec, per rule: whether azure-ai-ml refuses such a spec too
-        (the rule's ``service`` verdict, established on its golden bad cases by
-        tools/sdk_verdicts.py), or sends it to the service and only aml-lint flags it, and how
-        to submit it anyway."""
+        (the finding's or its rule's verdict, see :func:`service_verdict`), or sends it to the
+        service and only aml-lint flags it, and how to submit it anyway. ``submitted``: the
+        spec was submitted all the same (a non-strict load), so the how is left out."""
         from .rules import RULES
 
         lines = []
-        codes = list(dict.fromkeys(d.code for d in self.diagnostics if d.severity is Severity.ERROR))
-        for code in codes:
+        errors = [d for d in self.diagnostics if d.severity is Severity.ERROR]
+        for code in dict.fromkeys(d.code for d in errors):
             rule = RULES.get(code)
-            verdict = rule.service if rule is not None else None
+            verdicts = {service_verdict(d) for d in errors if d.code == code}
+            verdict = "rejects" if "rejects" in verdicts else verdicts.pop() if len(verdicts) == 1 else "depends"
             because = rule.summary.rstrip(".") if rule is not None else ""
-            anyway = f"to submit it anyway: --ignore {code}, or `# amllab: ignore[{code}]` on its line"
+            if submitted:
+                anyway = "submitted"
+            elif verdict == "accepts" and all(client_sends(d) for d in errors if d.code == code):
+                anyway = "without --strict, aml-run job create submits it, as az ml job create does"
+            else:
+                anyway = f"to submit it anyway: --ignore {code}, or `# amllab: ignore[{code}]` on its line"
             if code in _LOCAL_WORKSPACE:
                 lines.append(f"  {code}: the local workspace lacks what the spec names (the service's workspace "
                              "would need it too); register it with the command shown above")
@@ -171,10 +206,16 @@ class Spec:
     shown_path: str = ""
 
     def render_findings(self, color: bool = False) -> str:
-        """The warnings lint still has (infos left out), as aml-lint prints them; "" if none."""
+        """The warnings lint still has (infos left out), as aml-lint prints them, and the errors
+        a non-strict load let through, each with why it was submitted; "" if none."""
         if not any(d.severity is not Severity.INFO for d in self.findings):
             return ""
-        return SpecError(self.shown_path or str(self.path), self.findings, self.text).render(color)
+        error = SpecError(self.shown_path or str(self.path), self.findings, self.text)
+        text = error.render(color)
+        if any(d.severity is Severity.ERROR for d in self.findings):
+            text += ("aml-run: submitted despite these lint errors, as az ml job create would "
+                     "(--strict refuses it instead):\n" + error.refusal(submitted=True))
+        return text
 
     @property
     def base_dir(self) -> Path:
@@ -351,12 +392,13 @@ def apply_overrides(data: dict[str, Any], pairs: Iterable[str]) -> dict[str, Any
 
 
 def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path | None = None,
-              config: Any = None, ignore: Iterable[str] = ()) -> Spec:
+              config: Any = None, ignore: Iterable[str] = (), strict: bool = True) -> Spec:
     """Lint ``path`` and return its typed model; raise :class:`SpecError` if lint reports an
     error (before or after ``overrides``), :class:`UsageError` if the file cannot be read.
     The project's ``[tool.amllab.lint]`` applies (found from the spec's folder up, as aml-lint
     finds it from the current one); ``ignore`` adds codes or prefixes to its ``ignore``, as
-    ``aml-lint --ignore`` does."""
+    ``aml-lint --ignore`` does. ``strict=False``: errors azure-ai-ml sends on to the service
+    (:func:`client_sends`) do not refuse the spec; they stay in its findings."""
     import yaml
 
     from . import config as config_module
@@ -376,7 +418,7 @@ def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path |
         codes = config_module._codes(list(ignore), "--ignore", Path("command line"), RULES)
         config = config.with_overrides(ignore=tuple(config.ignore) + codes)
     report = lint_file(path, config)
-    _refuse_errors(str(path), report.diagnostics, report.text)
+    _refuse_errors(str(path), report.diagnostics, report.text, strict)
     if report.kind is None:
         raise UsageError(f"{path}: not an Azure ML job spec ({report.skipped or 'unknown kind'})")
     data = yaml.safe_load(report.text or "")
@@ -388,13 +430,13 @@ def load_spec(path: str | Path, overrides: Iterable[str] = (), workspace: Path |
         shown = f"{path} (with --set {' '.join(overrides)})"
         text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True)
         again = lint_text(text, shown, config, base_dir=path.resolve().parent)
-        _refuse_errors(shown, again.diagnostics, text)
+        _refuse_errors(shown, again.diagnostics, text, strict)
         findings = list(again.diagnostics)
     return Spec(path.resolve(), report.kind, data, findings, overrides, text, shown)
 
 
-def _refuse_errors(shown: str, diagnostics: list[Diagnostic], text: str | None) -> None:
-    if any(d.severity is Severity.ERROR for d in diagnostics):
+def _refuse_errors(shown: str, diagnostics: list[Diagnostic], text: str | None, strict: bool = True) -> None:
+    if any(d.severity is Severity.ERROR and (strict or not client_sends(d)) for d in diagnostics):
         raise SpecError(shown, diagnostics, text)
 
 

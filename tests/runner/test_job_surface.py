@@ -139,6 +139,73 @@ def test_a_refusal_says_whether_the_client_refuses_it_too_and_ignore_submits_it(
     assert "ran" in ran.stdout and "Status: Completed" in ran.stdout
 
 
+SENT_ON = """\
+    $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+    type: pipeline
+    settings:
+      default_datestore: azureml:workspaceblobstore
+    jobs:
+      crop:
+        type: command
+        component: ./crop.yml
+        inputs:
+          center_crop: 224
+          split_ratio: 0.2
+    """
+CROP = """\
+    $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+    type: command
+    name: crop
+    version: "1"
+    inputs:
+      center_crop: {type: string, enum: ["True", "False"], default: "False"}
+    command: echo "center_crop=${{inputs.center_crop}}"
+    environment: {image: python:3.11-slim}
+    """
+
+
+def test_a_spec_whose_every_error_the_client_sends_on_is_submitted_and_strict_refuses_it(tmp_path: Path) -> None:
+    # Three patterns of Microsoft's pipelines that azure-ai-ml submits: a misspelt setting the
+    # service ignores (AML101 in `settings`), a literal outside a component input's enum
+    # (AML519), an input the component does not declare, which the client drops (AML511).
+    (tmp_path / "crop.yml").write_text(textwrap.dedent(CROP))
+    spec = tmp_path / "pipeline.yml"
+    spec.write_text(textwrap.dedent(SENT_ON))
+    ran = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "Status: Completed" in ran.stdout
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    name = ran.stdout.split("RunId: ", 1)[1].split()[0]
+    step = jobs.show(workspace, name)["jobs"]["crop"]["name"]
+    # The literal reaches the command as given.
+    assert "center_crop=224" in (workspace.run_dir(step) / "user_logs" / "std_log.txt").read_text()
+    assert "aml-run: submitted despite these lint errors, as az ml job create would (--strict refuses it " \
+           "instead):\n" in ran.stderr
+    for code in ("AML101", "AML519", "AML511"):
+        assert f"  {code}: azure-ai-ml accepts this and sends it to the service; aml-lint flags it because: " \
+            in ran.stderr, code
+    assert "so it was not submitted" not in ran.stderr
+    strict = aml_run("job", "create", "--file", str(spec), "--strict", cwd=tmp_path)
+    assert strict.returncode == 1
+    assert "aml-run: the spec has lint errors, so it was not submitted:\n" in strict.stderr
+    assert "without --strict, aml-run job create submits it, as az ml job create does" in strict.stderr
+
+
+def test_one_error_the_client_refuses_stops_a_spec_whose_other_errors_it_would_send_on(tmp_path: Path) -> None:
+    # An unknown key at a command job's top level: azure-ai-ml refuses the file ("Unknown field.").
+    spec = write_job(tmp_path / "typo", "job", "command: echo ran\ncomptue: azureml:cpu-cluster\n")
+    refused = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert refused.returncode == 1
+    assert "  AML101: azure-ai-ml refuses such a spec too (az ml job create would stop here); fix it\n" \
+        in refused.stderr
+    (tmp_path / "crop.yml").write_text(textwrap.dedent(CROP))
+    mixed = tmp_path / "mixed.yml"
+    mixed.write_text(textwrap.dedent(SENT_ON).replace("jobs:\n", "jobz: {}\njobs:\n"))
+    refused = aml_run("job", "create", "--file", str(mixed), cwd=tmp_path)
+    assert refused.returncode == 1, refused.stderr
+    assert "so it was not submitted" in refused.stderr
+
+
 def test_a_refusal_the_client_shares_says_so(tmp_path: Path) -> None:
     # AML803: a code folder that does not exist; azure-ai-ml refuses it before it is sent.
     spec = write_job(tmp_path / "nocode", "job", "code: ./missing\ncommand: echo ran\n")

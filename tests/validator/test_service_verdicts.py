@@ -68,3 +68,31 @@ def test_explain_says_what_the_client_does_with_such_a_spec() -> None:
                     "depends": "refuses some specs with this finding"}[verdict]
         assert sentence in shown[code], code
     assert all("the client behind `az ml`" not in shown[code] for code in RULES if code not in SERVICE)
+
+
+def test_a_findings_own_verdict_is_the_sdks_on_every_golden_case() -> None:
+    """Where a finding carries its own verdict (``Diagnostic.service``, which decides whether a
+    non-strict ``aml-run job create`` submits the spec), a golden bad case whose every error
+    carries one is sent on by the SDK exactly when all say "accepts"."""
+    python = _sdk_python()
+    if python is None:
+        pytest.skip("azure-ai-ml is not importable here (set AMLLAB_SDK_PYTHON to a Python that has it)")
+    from validator.config import Config
+    from validator.diagnostic import Severity
+    from validator.engine import lint_file
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    try:
+        from sdk_verdicts import golden_cases, sdk_verdicts
+    finally:
+        sys.path.remove(str(ROOT / "tools"))
+    expected = {}
+    for found in golden_cases("fail_").values():
+        for case in found:
+            errors = [d for d in lint_file(case, Config(root=ROOT)).diagnostics if d.severity is Severity.ERROR]
+            if errors and all(d.service is not None for d in errors):
+                expected[str(case)] = all(d.service == "accepts" for d in errors)
+    assert len(expected) >= 5, expected  # AML101, AML511 and AML519 cases at least
+    verdicts = sdk_verdicts(python, [Path(case) for case in expected])
+    wrong = {case: accepted for case, accepted in expected.items() if verdicts[case]["accepted"] != accepted}
+    assert wrong == {}, "the finding's verdict vs the SDK's"

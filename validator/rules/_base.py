@@ -67,7 +67,8 @@ class Rule:
             if not isinstance(finding, Finding):
                 raise TypeError(f"rule {self.code} yielded {type(finding).__name__}, not a Finding")
             yield document.diagnostic(self.code, finding.message, finding.at, key=finding.key,
-                                      severity=self.severity, hint=finding.hint, span=finding.span)
+                                      severity=self.severity, hint=finding.hint, span=finding.span,
+                                      service=finding.service)
 
     @property
     def service_text(self) -> str | None:

@@ -854,8 +854,9 @@ def undeclared_component_port(document: Document) -> Iterator[Finding]:
             close = closest(str(name), declared)
             if close:
                 message += f"; did you mean '{close}'?"
+            # azure-ai-ml drops the key and submits the spec.
             yield Finding(message, where + (name,), key=True,
-                          hint=f"{section} of {definition.describe()}: {_names(declared)}")
+                          hint=f"{section} of {definition.describe()}: {_names(declared)}", service="accepts")
 
 
 @check("AML512", "optional-input-to-required", Severity.ERROR,
@@ -1415,7 +1416,10 @@ def literal_input_mismatch(document: Document) -> Iterator[Finding]:
             where: Path_ = ("jobs", step.name, "inputs", name)
             if isinstance(value, dict):
                 where += ("value",)
+            # azure-ai-ml refuses a literal for a data input ("only path input is supported")
+            # and sends a literal of the wrong type, range or enum on to the service.
             yield Finding(
                 f"input '{name}' of step '{step.name}' {problem}", where,
                 hint=f"give a value that fits {step.definition.describe()}'s declaration, or bind it "
-                     f"to a pipeline input (`{name}: ${{{{parent.inputs.{name}}}}}`)")
+                     f"to a pipeline input (`{name}: ${{{{parent.inputs.{name}}}}}`)",
+                service="rejects" if spec["type"] in _DATA_PORTS else "accepts")
