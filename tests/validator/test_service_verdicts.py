@@ -9,6 +9,7 @@ import importlib.util
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -32,16 +33,22 @@ def _sdk_python() -> str | None:
     return None
 
 
-def test_the_recorded_verdicts_are_the_sdks() -> None:
+def _sdk_or_skip() -> tuple[str, Any]:
+    """The SDK's interpreter and tools/sdk_verdicts.py, or skip the test."""
     python = _sdk_python()
     if python is None:
         pytest.skip("azure-ai-ml is not importable here (set AMLLAB_SDK_PYTHON to a Python that has it)")
     sys.path.insert(0, str(ROOT / "tools"))
     try:
-        from sdk_verdicts import verdicts_by_rule
+        import sdk_verdicts
     finally:
         sys.path.remove(str(ROOT / "tools"))
-    per_rule, _ = verdicts_by_rule(python)
+    return python, sdk_verdicts
+
+
+def test_the_recorded_verdicts_are_the_sdks() -> None:
+    python, tool = _sdk_or_skip()
+    per_rule, _ = tool.verdicts_by_rule(python)
     stale = {code: (SERVICE.get(code), verdict) for code, verdict in per_rule.items() if SERVICE.get(code) != verdict}
     stale.update({code: (verdict, None) for code, verdict in SERVICE.items() if code not in per_rule})
     assert stale == {}, "recorded vs the SDK's; regenerate with python tools/sdk_verdicts.py --sdk-python ..."
@@ -74,25 +81,18 @@ def test_a_findings_own_verdict_is_the_sdks_on_every_golden_case() -> None:
     """Where a finding carries its own verdict (``Diagnostic.service``, which decides whether a
     non-strict ``aml-run job create`` submits the spec), a golden bad case whose every error
     carries one is sent on by the SDK exactly when all say "accepts"."""
-    python = _sdk_python()
-    if python is None:
-        pytest.skip("azure-ai-ml is not importable here (set AMLLAB_SDK_PYTHON to a Python that has it)")
     from validator.config import Config
     from validator.diagnostic import Severity
     from validator.engine import lint_file
 
-    sys.path.insert(0, str(ROOT / "tools"))
-    try:
-        from sdk_verdicts import golden_cases, sdk_verdicts
-    finally:
-        sys.path.remove(str(ROOT / "tools"))
+    python, tool = _sdk_or_skip()
     expected = {}
-    for found in golden_cases("fail_").values():
+    for found in tool.golden_cases("fail_").values():
         for case in found:
             errors = [d for d in lint_file(case, Config(root=ROOT)).diagnostics if d.severity is Severity.ERROR]
             if errors and all(d.service is not None for d in errors):
                 expected[str(case)] = all(d.service == "accepts" for d in errors)
     assert len(expected) >= 5, expected  # AML101, AML511 and AML519 cases at least
-    verdicts = sdk_verdicts(python, [Path(case) for case in expected])
+    verdicts = tool.sdk_verdicts(python, [Path(case) for case in expected])
     wrong = {case: accepted for case, accepted in expected.items() if verdicts[case]["accepted"] != accepted}
     assert wrong == {}, "the finding's verdict vs the SDK's"
