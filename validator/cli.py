@@ -25,9 +25,8 @@ examples:
   aml-lint --format sarif . > a.sarif
   cat job.yml | aml-lint - --stdin-filename jobs/job.yml
   aml-lint --explain AML101          what a rule checks, with a bad and a good example
-
-  aml-lint --write-baseline aml-lint-baseline.json .
-                                     record today's findings; then `--baseline` reports new ones only
+  aml-lint --write-baseline b.json . record today's findings in b.json, then
+  aml-lint --baseline b.json .       report only the findings not recorded there
 
 configuration: [tool.amllab.lint] in pyproject.toml (select, ignore, per-file-ignores,
 warnings-as-errors, max-file-size, baseline); inline: `# amllab: ignore[AML101]`,
