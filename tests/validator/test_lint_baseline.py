@@ -270,3 +270,13 @@ def test_inserted_blank_and_comment_lines_never_change_what_is_suppressed(insert
 
     match = baselines.apply(baselines.Baseline(folder / "b.json", entries), LintResult([edited]), Config())
     assert edited.diagnostics == [] and (match.suppressed, match.stale) == (len(entries), 0)
+
+
+def test_a_bad_configured_baseline_key_is_one_clear_message(project: Path, capsys) -> None:
+    (project / "pyproject.toml").write_text("[tool.amllab.lint]\nbaseline = 3\n")
+    status, _, err = lint(capsys, "jobs")
+    assert status == 2 and "`baseline` must be the path of a baseline file, relative to this file" in err
+    (project / "pyproject.toml").write_text('[tool.amllab.lint]\nbaseline = "missing.json"\n')
+    status, _, err = lint(capsys, "jobs")
+    assert status == 2 and "missing.json: baseline file not found" in err
+    assert lint(capsys, "--no-baseline", "jobs").status == 1
