@@ -10,9 +10,14 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import NoReturn, Sequence
+from typing import TYPE_CHECKING, NoReturn, Sequence
 
 from . import __version__
+
+if TYPE_CHECKING:
+    from .baseline import Baseline
+    from .config import Config
+    from .engine import LintResult
 
 EPILOG = """\
 examples:
@@ -20,9 +25,12 @@ examples:
   aml-lint --format sarif . > a.sarif
   cat job.yml | aml-lint - --stdin-filename jobs/job.yml
   aml-lint --explain AML101          what a rule checks, with a bad and a good example
+  aml-lint --write-baseline b.json . record today's findings in b.json, then
+  aml-lint --baseline b.json .       report only the findings not recorded there
 
 configuration: [tool.amllab.lint] in pyproject.toml (select, ignore, per-file-ignores,
-warnings-as-errors, max-file-size); inline: `# amllab: ignore[AML101]`, `# amllab: ignore-file`.
+warnings-as-errors, max-file-size, baseline); inline: `# amllab: ignore[AML101]`,
+`# amllab: ignore-file`.
 """
 
 
@@ -56,6 +64,15 @@ def build_parser() -> argparse.ArgumentParser:
                         help="a local aml-run workspace: referenced data, environments, components "
                              "and computes must be registered there, and AML805 says how to register "
                              "what is missing (default: $AMLLAB_WORKSPACE)")
+    adopting = parser.add_mutually_exclusive_group()
+    adopting.add_argument("--baseline", type=Path, metavar="FILE",
+                          help="report only the findings not recorded in FILE, a baseline written by "
+                               "--write-baseline (default: `baseline` in the configuration)")
+    adopting.add_argument("--write-baseline", type=Path, metavar="FILE",
+                          help="record this run's findings in FILE instead of reporting them, and "
+                               "exit 0; writing it again drops the findings fixed since")
+    adopting.add_argument("--no-baseline", action="store_true",
+                          help="report every finding, also those the configured baseline records")
     parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
                         help="worker processes for large trees (default: one per core)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
@@ -200,6 +217,17 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
             overrides["max_file_size"] = args.max_file_size
         config = config.with_overrides(**overrides)
 
+        # The baseline is read before the lint, so that a bad one fails at once.
+        baseline = previous = None
+        if args.write_baseline:
+            from . import baseline as baselines
+
+            previous = baselines.read_previous(args.write_baseline)
+        elif not args.no_baseline and (args.baseline or config.baseline):
+            from . import baseline as baselines
+
+            baseline = baselines.load(args.baseline or config.baseline)
+
         paths = args.paths or ["."]
         if "-" in paths:
             if len(paths) > 1:
@@ -222,6 +250,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
 
     for sentence in result.unreadable:
         sys.stderr.write(report.printable(f"aml-lint: warning: {sentence}") + "\n")
+    if args.write_baseline:
+        return _write_baseline(args.write_baseline, result, config, previous)
+    if baseline is not None:
+        match = baselines.apply(baseline, result, config)
+        result.baselined = (match.suppressed, match.stale)
     floor = Severity.INFO if args.verbose else Severity.WARNING
     shown = [d for d in result.diagnostics if d.severity >= floor]
     fmt = args.format or report.default_format()
@@ -237,8 +270,32 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
         sys.stderr.write(report.summary(result, shown) + "\n")
     else:
         report.write_sarif(shown, out)
+        if result.baselined is not None:  # SARIF has no summary: say what the baseline hid
+            sys.stderr.write(report.summary(result, shown) + "\n")
     out.flush()
 
     if result.internal_errors:
         return 2
     return 1 if any(d.severity is Severity.ERROR for d in result.diagnostics) else 0
+
+
+def _write_baseline(file: Path, result: "LintResult", config: "Config", previous: "Baseline | None") -> int:
+    from . import baseline as baselines
+
+    try:
+        written = baselines.write(file, result, config, previous)
+    except OSError as error:
+        return _fail(f"{file}: cannot write the baseline: {error.strerror or error}")
+    change = ("a new baseline" if previous is None
+              else f"{written.added} new, {written.dropped} fixed or gone dropped")
+    sys.stderr.write(f"aml-lint: {_plural(written.entries, 'finding')} recorded in {file} ({change}); "
+                     f"`aml-lint --baseline {file}` reports only findings not recorded there\n")
+    if result.internal_errors:
+        sys.stderr.write("aml-lint: error: amllab failed on some files, and a failure is never recorded: "
+                         "run without --write-baseline to see it\n")
+        return 2
+    return 0
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"

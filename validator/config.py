@@ -6,6 +6,7 @@
     per-file-ignores = { "legacy/**" = ["AML101"] }
     warnings-as-errors = false       # or a list of codes/prefixes
     max-file-size = 1048576          # bytes
+    baseline = "aml-lint-baseline.json"  # report only findings not recorded there (validator/baseline.py)
 
 `warnings-as-errors` is also the switch for one warning that some projects want as an error: a
 local data input that does not exist yet (AML806; data is usually downloaded or generated before
@@ -27,7 +28,8 @@ from .errors import ConfigError
 from .loader import DEFAULT_MAX_BYTES
 from .suggest import closest
 
-KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "warnings-as-errors", "max-file-size")
+KEYS = ("select", "ignore", "extend-select", "per-file-ignores", "warnings-as-errors", "max-file-size",
+        "baseline")
 
 
 def _matches(code: str, selectors: Iterable[str]) -> bool:
@@ -43,6 +45,8 @@ class Config:
     max_file_size: int = DEFAULT_MAX_BYTES
     # A local workspace folder: referenced assets must be registered there (AML805).
     workspace: Path | None = None
+    # A baseline file (validator/baseline.py): its findings are not reported.
+    baseline: Path | None = None
     root: Path = field(default_factory=Path.cwd)
     source: Path | None = None
 
@@ -128,8 +132,13 @@ def parse_table(table: dict, source: Path, known: Iterable[str]) -> Config:
     max_size = table.get("max-file-size", DEFAULT_MAX_BYTES)
     if not isinstance(max_size, int) or isinstance(max_size, bool) or max_size <= 0:
         raise ConfigError(f"{source}: `max-file-size` must be a positive number of bytes")
+    baseline = table.get("baseline")
+    if baseline is not None and (not isinstance(baseline, str) or not baseline.strip()):
+        raise ConfigError(f"{source}: `baseline` must be the path of a baseline file, relative to "
+                          "this file, such as \"aml-lint-baseline.json\"")
     return replace(config, select=select, ignore=ignore, per_file_ignores=per_file_ignores,
-                   warnings_as_errors=warnings_as_errors, max_file_size=max_size)
+                   warnings_as_errors=warnings_as_errors, max_file_size=max_size,
+                   baseline=source.parent / baseline if baseline else None)
 
 
 def load(start: Path, known: Iterable[str], explicit: Path | None = None) -> Config:

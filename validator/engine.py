@@ -44,6 +44,9 @@ class LintResult:
     files: list[FileReport] = field(default_factory=list)
     # Folders that could not be walked, one sentence each (the CLI prints them as warnings).
     unreadable: list[str] = field(default_factory=list)
+    # Under a baseline (validator/baseline.py): (findings it suppressed, entries that matched
+    # nothing this run could have found). None: no baseline.
+    baselined: tuple[int, int] | None = None
 
     @property
     def diagnostics(self) -> list[Diagnostic]:

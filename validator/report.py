@@ -80,9 +80,17 @@ def summary(result: LintResult, shown: list[Diagnostic]) -> str:
     tail = f"{_plural(checked, 'spec')} checked"
     if skipped:
         tail += f", {_plural(skipped, 'file')} skipped"
+    stale = ""
+    if result.baselined is not None:
+        suppressed, stale_entries = result.baselined
+        tail += f", {_plural(suppressed, 'finding')} suppressed by the baseline"
+        if stale_entries:
+            stale = (f" {stale_entries} baseline entries no longer match; rewrite the baseline with "
+                     "--write-baseline to drop them." if stale_entries > 1 else " 1 baseline entry "
+                     "no longer matches; rewrite the baseline with --write-baseline to drop it.")
     if not errors and not warnings:
-        return f"All clean: {tail}."
-    return f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')} ({tail})."
+        return f"All clean: {tail}.{stale}"
+    return f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')} ({tail}).{stale}"
 
 
 def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
@@ -133,6 +141,8 @@ def write_json(result: LintResult, shown: list[Diagnostic], out: TextIO) -> None
             "infos": sum(1 for d in shown if d.severity is Severity.INFO),
         },
     }
+    if result.baselined is not None:
+        payload["summary"]["baseline"] = {"suppressed": result.baselined[0], "stale": result.baselined[1]}
     json.dump(payload, out, indent=2)
     out.write("\n")
 
