@@ -82,6 +82,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--explain", metavar="CODE",
                         help="print a rule's documentation (a bad and a good example) and exit")
     parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
+    parser.add_argument("--lsp", action="store_true",
+                        help="run as a language server over standard input and output, for editors "
+                             "(needs the lsp extra: pip install 'amllab[lsp]')")
     parser.add_argument("--version", action="version", version=f"aml-lint {__version__}",
                         help="print the version and exit")
     return parser
@@ -161,6 +164,15 @@ def _fail(message: str) -> int:
     return 2
 
 
+def _serve_lsp() -> int:
+    try:
+        from .lsp.server import serve  # pygls: only on this path, never for a plain lint
+    except ImportError as error:
+        return _fail(f"--lsp needs the lsp extra ({error.name or error} is missing): pip install 'amllab[lsp]'")
+    serve()
+    return 0
+
+
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: bool = False) -> int:
     from . import config as config_module
     from .diagnostic import Severity
@@ -171,6 +183,9 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
 
     if as_program:
         _freeze_what_is_imported()
+
+    if args.lsp:
+        return _serve_lsp()
 
     if args.list_rules:
         for code, rule in RULES.items():
