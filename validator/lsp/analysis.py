@@ -417,8 +417,9 @@ def rule_text(diagnostic: Diagnostic) -> str:
 
 
 def severity_rank(severity: Severity) -> int:
-    """LSP's DiagnosticSeverity for ours (1 error, 2 warning, 3 information)."""
-    return {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFO: 3}[severity]
+    """LSP's DiagnosticSeverity for ours: 1 error, 2 warning, and 4 (hint) for info, which
+    editors show faintly: the CLI shows info findings only with -v."""
+    return {Severity.ERROR: 1, Severity.WARNING: 2, Severity.INFO: 4}[severity]
 
 
 @dataclass(frozen=True)

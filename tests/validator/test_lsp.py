@@ -1,0 +1,185 @@
+"""`aml-lint --lsp` as an editor meets it: the server runs as a subprocess speaking JSON-RPC over
+stdio (tests/lspclient.py), and the tests check what comes back: diagnostics with their codes
+and ranges, a quick fix whose edit clears the finding, hover, completion, re-lint when a file a
+spec uses changes on disk, and a clean shutdown. The pieces without the protocol
+(validator/lsp/analysis.py, validator/lsp/edits.py) are tested in-process below."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pygls")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from lspclient import ROOT, LspClient  # noqa: E402
+
+from validator.config import Config  # noqa: E402
+from validator.engine import lint_file, lint_text  # noqa: E402
+from validator.lsp import analysis  # noqa: E402
+from validator.lsp.edits import FIXERS, apply, fixes_for  # noqa: E402
+
+JOB = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+type: command
+command: python train.py
+environment: azureml:sklearn-train:2
+comptue: azureml:cpu-cluster
+"""
+
+COMPONENT = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+type: command
+name: train_model
+version: "1"
+inputs:
+  {name}:
+    type: number
+    default: 0.01
+environment: azureml:sklearn-train:2
+command: python train.py --lr ${{{{inputs.{name}}}}}
+"""
+
+PIPELINE = """\
+$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+type: pipeline
+settings:
+  default_compute: azureml:cpu-cluster
+jobs:
+  train:
+    type: command
+    component: ./train.yml
+    inputs:
+      learning_rate: 0.05
+"""
+
+
+@pytest.fixture
+def client(tmp_path: Path):
+    server = LspClient(tmp_path)
+    server.initialize(tmp_path)
+    yield server
+    if server.process.poll() is None:
+        server.process.kill()
+        server.process.wait()
+
+
+def test_plain_aml_lint_never_imports_pygls() -> None:
+    environment = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, "-X", "importtime", "-c", "import validator.cli"],
+                            capture_output=True, text=True, env=environment, timeout=60)
+    assert result.returncode == 0, result.stderr
+    imported = [line.rsplit("|", 1)[-1].strip() for line in result.stderr.splitlines()]
+    assert not [m for m in imported if m.split(".")[0] in ("pygls", "lsprotocol", "cattrs") or m.startswith("validator.lsp")]
+
+
+def test_session_diagnostics_fix_hover_completion_and_exit(client: LspClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "job.yml", JOB)
+    found = client.diagnostics(uri)
+    assert [(d["code"], d["severity"], d["source"]) for d in found] == [("AML101", 1, "aml-lint")]
+    # Line 5, columns 1-8 (1-based, end exclusive) in aml-lint's terms.
+    assert found[0]["range"] == {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 7}}
+    assert "did you mean 'compute'" in found[0]["message"]
+
+    actions = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri}, "range": found[0]["range"], "context": {"diagnostics": found}})
+    assert [a["kind"] for a in actions] == ["quickfix"]
+    (edit,) = actions[0]["edit"]["changes"][uri]
+    lines = JOB.splitlines(keepends=True)
+    line = lines[edit["range"]["start"]["line"]]
+    start, end = edit["range"]["start"]["character"], edit["range"]["end"]["character"]
+    lines[edit["range"]["start"]["line"]] = line[:start] + edit["newText"] + line[end:]
+    fixed = "".join(lines)
+    assert "compute: azureml:cpu-cluster" in fixed
+
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 4, "character": 3}})
+    assert "AML101" in hover["contents"]["value"] and "unknown-key" in hover["contents"]["value"]
+
+    client.change(uri, fixed, 2)
+    assert client.diagnostics(uri) == []
+    hover = client.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 4, "character": 3}})
+    assert hover["contents"]["value"].startswith("**compute**")
+    assert "reference-yaml-job-command" in hover["contents"]["value"]
+
+    client.change(uri, fixed + "reso", 3)
+    client.diagnostics(uri)
+    completion = client.request("textDocument/completion", {
+        "textDocument": {"uri": uri}, "position": {"line": 5, "character": 4}})
+    assert [item["label"] for item in completion["items"]] == ["resources"]
+    assert completion["items"][0]["insertText"] == "resources: "
+
+    assert client.close() == 0
+
+
+def test_ranges_count_utf16_units_and_other_yaml_is_quiet(client: LspClient, tmp_path: Path) -> None:
+    # An emoji is one character to aml-lint and two UTF-16 units to the editor.
+    text = JOB.replace("comptue: azureml:cpu-cluster", 'resources: {docker_args: "😀", instance_cont: 2}')
+    uri = client.open(tmp_path / "job.yml", text)
+    found = client.diagnostics(uri)
+    # Info findings (no compute named: serverless) come as hints, as faint as -v is optional.
+    assert {d["code"]: d["severity"] for d in found} == {"AML101": 1, "AML413": 4}
+    (found,) = [d for d in found if d["code"] == "AML101"]
+    line = text.splitlines()[4]
+    column = line.index("instance_cont")
+    assert found["code"] == "AML101"
+    assert found["range"]["start"] == {"line": 4, "character": column + 1}
+    assert found["range"]["end"] == {"line": 4, "character": column + 1 + len("instance_cont")}
+
+    workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
+    other = client.open(tmp_path / ".github" / "ci.yml", workflow)
+    assert client.diagnostics(other) == []
+    assert client.close() == 0
+
+
+def test_a_changed_component_relints_the_pipeline_and_config_comes_from_the_folder(
+        client: LspClient, tmp_path: Path) -> None:
+    component = tmp_path / "train.yml"
+    component.write_text(COMPONENT.format(name="learning_rate"))
+    uri = client.open(tmp_path / "pipeline.yml", PIPELINE)
+    assert client.diagnostics(uri) == []
+
+    component.write_text(COMPONENT.format(name="lr"))
+    client.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": component.as_uri(), "type": 2}]})
+    assert [d["code"] for d in client.diagnostics(uri)] == ["AML511"]
+
+    # The configuration aml-lint would read for this file: the nearest pyproject.toml.
+    (tmp_path / "pyproject.toml").write_text('[tool.amllab.lint]\nignore = ["AML511"]\n')
+    client.notify("textDocument/didSave", {"textDocument": {"uri": (tmp_path / "pyproject.toml").as_uri()}})
+    assert client.diagnostics(uri) == []
+    assert client.close() == 0
+
+
+def test_fixes_clear_their_findings_on_the_golden_cases() -> None:
+    """Every code with a quick fix: on its golden cases, the fix's edit makes the finding go
+    away and brings no new error or warning."""
+    tried = 0
+    for code in FIXERS:
+        for case in sorted((ROOT / "tests" / "golden" / code).glob("*.y*ml")):
+            report = lint_file(case, Config(root=ROOT))
+            for diagnostic in report.diagnostics:
+                if diagnostic.code != code:
+                    continue
+                for fix in fixes_for(diagnostic, report.text or ""):
+                    tried += 1
+                    after = lint_text(apply(report.text or "", fix.edits), str(case), Config(root=ROOT), case.parent)
+                    before = {(d.code, d.message) for d in report.diagnostics}
+                    assert not [d for d in after.diagnostics if d.code == code and d.line == diagnostic.line
+                                and d.column == diagnostic.column], (case, fix)
+                    assert not [d for d in after.diagnostics if d.severity >= 2 and (d.code, d.message) not in before], (case, fix)
+    assert tried >= len(FIXERS)
+
+
+def test_completion_follows_the_step_type_while_the_text_does_not_parse() -> None:
+    text = (PIPELINE + "  tune:\n    type: sweep\n    \n")
+    keys = [c.key for c in analysis.completions("pipelineJob", text, 12, 4)]
+    assert {"trial", "search_space", "objective"} <= set(keys) and "type" not in keys and "command" not in keys
+    keys = [c.key for c in analysis.completions("pipelineJob", text.replace("    \n", "    com"), 12, 7)]
+    assert keys == ["comment", "compute"]
+    broken = "type: command\ndistribution:\n  type: pytorch\n  \ncommand: [unclosed\n"
+    assert [c.key for c in analysis.completions("commandJob", broken, 3, 2)] == ["process_count_per_instance"]
+    assert analysis.completions("commandJob", "type: command\ncommand: |\n  python train.py\n  \n", 3, 2) == []
