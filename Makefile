@@ -82,6 +82,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) bench/quiz_start.py
 	$(PY) bench/distributed_launch.py
 	$(PY) bench/pathological.py
+	$(PY) bench/lsp_latency.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py

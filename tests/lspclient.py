@@ -18,12 +18,13 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 class LspClient:
-    def __init__(self, cwd: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None, command: list[str] | None = None) -> None:
         environment = dict(os.environ)
         # This tree first, as in every test that spawns the linter.
         environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), environment.get("PYTHONPATH")]))
         environment.update(env or {})
-        self.process = subprocess.Popen([sys.executable, "-m", "validator", "--lsp"], cwd=cwd, env=environment,
+        command = command or [sys.executable, "-m", "validator", "--lsp"]
+        self.process = subprocess.Popen(command, cwd=cwd, env=environment,
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         self.messages: queue.Queue[dict] = queue.Queue()
         self.next_id = 0

@@ -40,7 +40,17 @@ class Open:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     kind: str | None = None
     data: Any = None
+    data_is_stale: bool = False
     version: int | None = None
+
+    def data_of(self, text: str, path: Path) -> Any:
+        """The document's data, from ``text`` where it parses, else as it last parsed."""
+        if self.data_is_stale:
+            parsed, _ = parse(str(path), text, path.parent)
+            if parsed.data is not None:
+                self.data = parsed.data
+            self.data_is_stale = False
+        return self.data
 
 
 class AmlLintServer(LanguageServer):
@@ -73,8 +83,7 @@ class AmlLintServer(LanguageServer):
         state.version = document.version
         if report.kind is not None:
             state.kind = report.kind
-            parsed, _ = parse(str(path), text, path.parent)
-            state.data = parsed.data
+            state.data_is_stale = True  # parsed again when a completion needs it, not per keystroke
         elif report.skipped is not None:
             state.kind = None
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
@@ -192,7 +201,7 @@ def hover(ls: AmlLintServer, params: types.HoverParams) -> types.Hover | None:
     if found is None:
         return None
     where, (key_line, start, end) = found
-    data = state.data
+    data = state.data_of(document.source, ls.path_of(uri))
     schemas = analysis.schemas_at(state.kind, where, data)
     if not schemas:
         return None
@@ -212,7 +221,8 @@ def completion(ls: AmlLintServer, params: types.CompletionParams) -> types.Compl
     items = [types.CompletionItem(
         label=c.key, kind=types.CompletionItemKind.Property, detail=c.detail or None,
         documentation=types.MarkupContent(types.MarkupKind.Markdown, c.documentation),
-        insert_text=f"{c.key}: ") for c in analysis.completions(state.kind, document.source, line, character, state.data)]
+        insert_text=f"{c.key}: ") for c in analysis.completions(state.kind, document.source, line, character,
+                                      state.data_of(document.source, ls.path_of(uri)))]
     return types.CompletionList(is_incomplete=False, items=items)
 
 
