@@ -168,9 +168,9 @@ def _serve_lsp() -> int:
     try:
         from .lsp.server import serve  # pygls: only on this path, never for a plain lint
     except ImportError as error:
-        return _fail(f"--lsp needs the lsp extra ({error.name or error} is missing): pip install 'amllab[lsp]'")
-    serve()
-    return 0
+        missing = (error.name or "pygls").split(".")[0]
+        return _fail(f"--lsp needs the lsp extra ({missing} is missing): pip install 'amllab[lsp]'")
+    return serve()
 
 
 def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: bool = False) -> int:

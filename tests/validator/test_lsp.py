@@ -133,7 +133,11 @@ def test_ranges_count_utf16_units_and_other_yaml_is_quiet(client: LspClient, tmp
     workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
     other = client.open(tmp_path / ".github" / "ci.yml", workflow)
     assert client.diagnostics(other) == []
-    assert client.close() == 0
+    # An editor that dies closes the pipe: the server ends too, with the status for an exit
+    # that no shutdown preceded.
+    assert client.process.stdin is not None
+    client.process.stdin.close()
+    assert client.process.wait(timeout=10) == 1
 
 
 def test_a_changed_component_relints_the_pipeline_and_config_comes_from_the_folder(
@@ -151,7 +155,22 @@ def test_a_changed_component_relints_the_pipeline_and_config_comes_from_the_fold
     (tmp_path / "pyproject.toml").write_text('[tool.amllab.lint]\nignore = ["AML511"]\n')
     client.notify("textDocument/didSave", {"textDocument": {"uri": (tmp_path / "pyproject.toml").as_uri()}})
     assert client.diagnostics(uri) == []
+
+    # A broken configuration is said once, and the defaults apply meanwhile.
+    (tmp_path / "pyproject.toml").write_text('[tool.amllab.lint]\nignroe = ["AML511"]\n')
+    client.notify("textDocument/didSave", {"textDocument": {"uri": (tmp_path / "pyproject.toml").as_uri()}})
+    shown = client.wait(lambda m: m.get("method") == "window/showMessage")
+    assert "unknown key 'ignroe'" in shown["params"]["message"] and "did you mean 'ignore'" in shown["params"]["message"]
+    assert [d["code"] for d in client.diagnostics(uri)] == ["AML511"]
     assert client.close() == 0
+
+
+def test_without_the_lsp_extra_one_clear_message() -> None:
+    code = "import sys; sys.modules['pygls'] = None; from validator.cli import main; sys.exit(main(['--lsp']))"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert result.returncode == 2
+    assert result.stderr == "aml-lint: error: --lsp needs the lsp extra (pygls is missing): pip install 'amllab[lsp]'\n"
 
 
 def test_fixes_clear_their_findings_on_the_golden_cases() -> None:

@@ -41,15 +41,16 @@ LEARN = "https://learn.microsoft.com/azure/machine-learning/{page}?view=azureml-
 class ConfigFinder:
     """The configuration aml-lint would use for a file: ``[tool.amllab.lint]`` of the nearest
     pyproject.toml above it, read again when that file changes. A broken configuration is
-    reported once (``problem``) and the defaults apply, so the editor keeps its diagnostics."""
+    reported (``problem``, for the file last asked about) and the defaults apply, so the editor
+    keeps its diagnostics while the configuration is being fixed."""
 
-    cache: dict[Path, tuple[int, Config]] = field(default_factory=dict)
+    cache: dict[Path, tuple[int, Config, str | None]] = field(default_factory=dict)
     problem: str | None = None
 
     def for_file(self, path: Path) -> Config:
         folder = path.parent
         source = find_pyproject(folder)
-        workspace = os.environ.get("AMLLAB_WORKSPACE")
+        self.problem = None
         if source is None:
             config = Config(root=folder.resolve())
         else:
@@ -58,16 +59,14 @@ class ConfigFinder:
             except OSError:
                 stamp = 0
             cached = self.cache.get(source)
-            if cached is not None and cached[0] == stamp:
-                config = cached[1]
-            else:
+            if cached is None or cached[0] != stamp:
                 try:
-                    config = load_config(folder, RULES)
-                    self.problem = None
+                    cached = (stamp, load_config(folder, RULES), None)
                 except AmllabError as error:
-                    self.problem = str(error)
-                    config = Config(root=source.parent.resolve())
-                self.cache[source] = (stamp, config)
+                    cached = (stamp, Config(root=source.parent.resolve()), str(error))
+                self.cache[source] = cached
+            config, self.problem = cached[1], cached[2]
+        workspace = os.environ.get("AMLLAB_WORKSPACE")
         if workspace and Path(workspace).is_dir():
             config = config.with_overrides(workspace=Path(workspace))
         return config

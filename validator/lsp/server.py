@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,7 @@ from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
 from .. import __version__
 from ..diagnostic import Diagnostic
+from ..errors import AmllabError
 from ..loader import parse
 from . import analysis, edits
 
@@ -41,7 +42,6 @@ class Open:
     kind: str | None = None
     data: Any = None
     data_is_stale: bool = False
-    version: int | None = None
 
     def data_of(self, text: str, path: Path) -> Any:
         """The document's data, from ``text`` where it parses, else as it last parsed."""
@@ -59,6 +59,7 @@ class AmlLintServer(LanguageServer):
         self.configs = analysis.ConfigFinder()
         self.open: dict[str, Open] = {}
         self.told: str | None = None  # the configuration problem last shown to the user
+        self.shut_down = False  # the client asked to shut down before it said exit
 
     def path_of(self, uri: str) -> Path:
         path = to_fs_path(uri)
@@ -72,15 +73,19 @@ class AmlLintServer(LanguageServer):
         state = self.open.setdefault(uri, Open())
         path = self.path_of(uri)
         config = self.configs.for_file(path)
-        if self.configs.problem and self.configs.problem != self.told:
-            self.told = self.configs.problem
-            self.window_show_message(types.ShowMessageParams(
-                types.MessageType.Warning, f"aml-lint: {self.told}; linting with the defaults"))
         text = document.source
-        report = analysis.lint_document(text, path, config)
+        problem = self.configs.problem
+        try:
+            report = analysis.lint_document(text, path, config)
+        except AmllabError as error:  # a broken AMLLAB_WORKSPACE: lint without it
+            problem = str(error)
+            report = analysis.lint_document(text, path, replace(config, workspace=None))
+        if problem and problem != self.told:
+            self.told = problem
+            self.window_show_message(types.ShowMessageParams(
+                types.MessageType.Warning, f"aml-lint: {problem}; linting with the defaults"))
         found = analysis.shown(report)
         state.diagnostics = found
-        state.version = document.version
         if report.kind is not None:
             state.kind = report.kind
             state.data_is_stale = True  # parsed again when a completion needs it, not per keystroke
@@ -132,6 +137,11 @@ def initialized(ls: AmlLintServer, params: types.InitializedParams) -> None:
                 for pattern in ("**/*.py", "**/*.yml", "**/*.yaml", "**/*.json", "**/pyproject.toml")]))]))
 
 
+@server.feature(types.SHUTDOWN)
+def shutdown(ls: AmlLintServer, params: None) -> None:
+    ls.shut_down = True
+
+
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 def did_open(ls: AmlLintServer, params: types.DidOpenTextDocumentParams) -> None:
     item = params.text_document
@@ -170,8 +180,7 @@ def _position(ls: AmlLintServer, uri: str, position: types.Position) -> tuple[An
     return document, server_position.line, server_position.character
 
 
-def _under(ls: AmlLintServer, document: Any, diagnostics: list[Diagnostic], line: int,
-           character: int) -> list[Diagnostic]:
+def _under(diagnostics: list[Diagnostic], line: int, character: int) -> list[Diagnostic]:
     out = []
     for diagnostic in diagnostics:
         if diagnostic.line - 1 != line:
@@ -190,7 +199,7 @@ def hover(ls: AmlLintServer, params: types.HoverParams) -> types.Hover | None:
     if state is None:
         return None
     document, line, character = _position(ls, uri, params.position)
-    findings = _under(ls, document, state.diagnostics, line, character)
+    findings = _under(state.diagnostics, line, character)
     if findings:
         text = "\n\n---\n\n".join(analysis.rule_text(d) for d in findings)
         return types.Hover(contents=types.MarkupContent(types.MarkupKind.Markdown, text),
@@ -211,7 +220,7 @@ def hover(ls: AmlLintServer, params: types.HoverParams) -> types.Hover | None:
                            ServerTextPosition(key_line, start), ServerTextPosition(key_line, end))))
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=[" "]))
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions())
 def completion(ls: AmlLintServer, params: types.CompletionParams) -> types.CompletionList | None:
     uri = params.text_document.uri
     state = ls.open.get(uri)
@@ -251,8 +260,10 @@ def code_action(ls: AmlLintServer, params: types.CodeActionParams) -> list[types
     return actions
 
 
-def serve() -> None:
-    """Serve over stdin and stdout until the client says exit (or closes the pipe)."""
+def serve() -> int:
+    """Serve over stdin and stdout until the client says exit (or closes the pipe); the exit
+    status the protocol asks for: 0 after a shutdown request, else 1."""
     # pygls logs to stderr; a client shows it in its log, so keep it to problems.
     logging.basicConfig(level=logging.WARNING)
     server.start_io()
+    return 0 if server.shut_down else 1
