@@ -162,6 +162,16 @@ def test_a_changed_component_relints_the_pipeline_and_config_comes_from_the_fold
     shown = client.wait(lambda m: m.get("method") == "window/showMessage")
     assert "unknown key 'ignroe'" in shown["params"]["message"] and "did you mean 'ignore'" in shown["params"]["message"]
     assert [d["code"] for d in client.diagnostics(uri)] == ["AML511"]
+
+    # The configured baseline hides what it records, as on the command line.
+    (tmp_path / "pipeline.yml").write_text(PIPELINE)
+    (tmp_path / "pyproject.toml").write_text('[tool.amllab.lint]\nbaseline = "b.json"\n')
+    written = subprocess.run([sys.executable, "-m", "validator", "--write-baseline", "b.json", "pipeline.yml"],
+                             cwd=tmp_path, capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert written.returncode == 0, written.stderr
+    client.notify("textDocument/didSave", {"textDocument": {"uri": (tmp_path / "b.json").as_uri()}})
+    assert client.diagnostics(uri) == []
     assert client.close() == 0
 
 

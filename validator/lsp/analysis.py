@@ -72,10 +72,41 @@ class ConfigFinder:
         return config
 
 
-def lint_document(text: str, path: Path, config: Config) -> FileReport:
+@dataclass
+class Baselines:
+    """The configured baseline files (``baseline`` in ``[tool.amllab.lint]``), read again when
+    they change. A finding recorded there is not shown, as aml-lint does not report it."""
+
+    cache: dict[Path, tuple[int, Any]] = field(default_factory=dict)
+
+    def apply(self, report: FileReport, config: Config) -> None:
+        """Take ``report``'s recorded findings out of it; raises AmllabError for a baseline
+        that is missing or broken (the message names the file and the fix)."""
+        if config.baseline is None or not report.diagnostics:
+            return
+        from .. import baseline as baselines
+        from ..engine import LintResult
+
+        file = config.baseline
+        try:
+            stamp = file.stat().st_mtime_ns
+        except OSError:
+            stamp = -1
+        cached = self.cache.get(file)
+        if cached is None or cached[0] != stamp:
+            cached = (stamp, baselines.load(file))
+            self.cache[file] = cached
+        baselines.apply(cached[1], LintResult([report]), config)
+
+
+def lint_document(text: str, path: Path, config: Config, baselines: Baselines | None = None) -> FileReport:
     """Lint an open document's text as aml-lint lints the file at ``path``: per-file ignores
-    and relative paths (code folders, components) are resolved from there."""
-    return lint_text(text, str(path), config, base_dir=path.parent)
+    and relative paths (code folders, components) are resolved from there, and the findings
+    the configured baseline records are left out."""
+    report = lint_text(text, str(path), config, base_dir=path.parent)
+    if baselines is not None:
+        baselines.apply(report, config)
+    return report
 
 
 def shown(report: FileReport) -> list[Diagnostic]:

@@ -57,6 +57,7 @@ class AmlLintServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("aml-lint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.configs = analysis.ConfigFinder()
+        self.baselines = analysis.Baselines()
         self.open: dict[str, Open] = {}
         self.told: str | None = None  # the configuration problem last shown to the user
         self.shut_down = False  # the client asked to shut down before it said exit
@@ -76,14 +77,14 @@ class AmlLintServer(LanguageServer):
         text = document.source
         problem = self.configs.problem
         try:
-            report = analysis.lint_document(text, path, config)
-        except AmllabError as error:  # a broken AMLLAB_WORKSPACE: lint without it
+            report = analysis.lint_document(text, path, config, self.baselines)
+        except AmllabError as error:  # a broken AMLLAB_WORKSPACE or baseline: lint without them
             problem = str(error)
-            report = analysis.lint_document(text, path, replace(config, workspace=None))
+            report = analysis.lint_document(text, path, replace(config, workspace=None, baseline=None))
         if problem and problem != self.told:
             self.told = problem
             self.window_show_message(types.ShowMessageParams(
-                types.MessageType.Warning, f"aml-lint: {problem}; linting with the defaults"))
+                types.MessageType.Warning, f"aml-lint: {problem} (until then, findings are shown as if it were absent)"))
         found = analysis.shown(report)
         state.diagnostics = found
         if report.kind is not None:
