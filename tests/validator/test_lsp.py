@@ -212,3 +212,13 @@ def test_completion_follows_the_step_type_while_the_text_does_not_parse() -> Non
     broken = "type: command\ndistribution:\n  type: pytorch\n  \ncommand: [unclosed\n"
     assert [c.key for c in analysis.completions("commandJob", broken, 3, 2)] == ["process_count_per_instance"]
     assert analysis.completions("commandJob", "type: command\ncommand: |\n  python train.py\n  \n", 3, 2) == []
+
+
+def test_hover_on_a_key_names_both_forms_of_a_value_that_has_two() -> None:
+    text = analysis.describe("commandJob", ("environment",), analysis.schemas_at("commandJob", ("environment",)))
+    assert text.startswith("**environment** (command job)")
+    assert "Type: string, mapping" in text and "`image`" in text and "azureml:my-env:1" in text
+    # Known data narrows it: a pytorch distribution has no worker_count.
+    data = {"distribution": {"type": "pytorch"}}
+    text = analysis.describe("commandJob", ("distribution",), analysis.schemas_at("commandJob", ("distribution",), data))
+    assert "`process_count_per_instance`" in text and "worker_count" not in text

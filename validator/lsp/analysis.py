@@ -326,9 +326,13 @@ def _leaves(node: Any, root: dict, value: Any, depth: int = 0) -> list[dict]:
             if _matches(sub, value, root):
                 out += _leaves(sub, root, value, depth + 1)
     if "if" in node:
-        branch = "then" if _matches_strictly(node["if"], value, root) else "else"
-        if branch in node:
-            out += _leaves(node[branch], root, value, depth + 1)
+        if value is None:  # nothing known of the value: both forms apply
+            branches = ["then", "else"]
+        else:
+            branches = ["then" if _matches_strictly(node["if"], value, root) else "else"]
+        for branch in branches:
+            if branch in node:
+                out += _leaves(node[branch], root, value, depth + 1)
     return out
 
 
@@ -390,9 +394,9 @@ def keys_of(schemas: Iterable[dict]) -> dict[str, list[dict]]:
 
 def describe(kind: str, path: Path_, schemas: list[dict]) -> str:
     """A key's hover text, in Markdown: its description where the schema has one, else what
-    it holds (types, allowed values), with the fix the linter gives and the reference page."""
-    root = load_schema(kind)
-    leaves = [leaf for node in schemas for leaf in _leaves(node, root, None)]
+    it holds (types, allowed values), with the fix the linter gives and the reference page.
+    ``schemas``: the value's schemas as :func:`schemas_at` gives them (unions resolved)."""
+    leaves = schemas
     name = str(path[-1]) if path else kind_title(kind)
     where = ".".join(str(p) for p in path[:-1])
     title = f"**{name}**" + (f" in `{where}`" if where else f" ({kind_title(kind)})")
@@ -474,7 +478,8 @@ def completions(kind: str, text: str, line: int, character: int, data: Any = Non
             continue
         if place.prefix and not key.startswith(place.prefix) and place.prefix not in key:
             continue
-        summary = describe(kind, place.path + (key,), subs)
+        root = load_schema(kind)
+        summary = describe(kind, place.path + (key,), [leaf for sub in subs for leaf in _leaves(sub, root, None)])
         detail = next((p for p in summary.split("\n\n") if p.startswith("Type: ")), "")[6:]
         out.append(Completion(key, detail, summary))
     return out
