@@ -106,8 +106,8 @@ def test_session_diagnostics_fix_hover_completion_and_exit(client: LspClient, tm
     assert hover["contents"]["value"].startswith("**compute**")
     assert "reference-yaml-job-command" in hover["contents"]["value"]
 
-    client.change(uri, fixed + "reso", 3)
-    client.diagnostics(uri)
+    client.change(uri, fixed + "reso", 3)  # half-typed: a spec's syntax error shows
+    assert [d["code"] for d in client.diagnostics(uri)] == ["AML001"]
     completion = client.request("textDocument/completion", {
         "textDocument": {"uri": uri}, "position": {"line": 5, "character": 4}})
     assert [item["label"] for item in completion["items"]] == ["resources"]
@@ -132,6 +132,8 @@ def test_ranges_count_utf16_units_and_other_yaml_is_quiet(client: LspClient, tmp
 
     workflow = "name: ci\non: [push]\njobs:\n  test:\n    runs-on: ubuntu-latest\n"
     other = client.open(tmp_path / ".github" / "ci.yml", workflow)
+    assert client.diagnostics(other) == []
+    client.change(other, workflow + "  build: [unclosed\n", 2)  # half-typed: still none of ours
     assert client.diagnostics(other) == []
     # An editor that dies closes the pipe: the server ends too, with the status for an exit
     # that no shutdown preceded.

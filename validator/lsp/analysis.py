@@ -109,12 +109,14 @@ def lint_document(text: str, path: Path, config: Config, baselines: Baselines | 
     return report
 
 
-def shown(report: FileReport) -> list[Diagnostic]:
+def shown(report: FileReport, was_spec: bool | None = None) -> list[Diagnostic]:
     """The findings an editor shows: none for YAML that is no Azure ML spec, or another kind
-    of Azure ML file (the CLI's info line about skipping it is for ``-v``)."""
+    of Azure ML file (the CLI's info line about skipping it is for ``-v``). A file that does
+    not parse cannot tell: its syntax error is shown unless the file was last seen as other
+    YAML (``was_spec`` False), whose half-typed lines are none of aml-lint's business."""
     if report.kind is None and report.skipped is not None:
         return []
-    if report.kind is None and not any(d.code.startswith("AML0") for d in report.diagnostics):
+    if report.kind is None and (was_spec is False or not any(d.code.startswith("AML0") for d in report.diagnostics)):
         return []
     return list(report.diagnostics)
 

@@ -40,6 +40,7 @@ class Open:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     kind: str | None = None
+    is_spec: bool | None = None  # None: not known yet (the file has not parsed)
     data: Any = None
     data_is_stale: bool = False
 
@@ -85,13 +86,15 @@ class AmlLintServer(LanguageServer):
             self.told = problem
             self.window_show_message(types.ShowMessageParams(
                 types.MessageType.Warning, f"aml-lint: {problem} (until then, findings are shown as if it were absent)"))
-        found = analysis.shown(report)
+        found = analysis.shown(report, state.is_spec)
         state.diagnostics = found
         if report.kind is not None:
             state.kind = report.kind
+            state.is_spec = True
             state.data_is_stale = True  # parsed again when a completion needs it, not per keystroke
         elif report.skipped is not None:
             state.kind = None
+            state.is_spec = False
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=document.version, diagnostics=[self.to_lsp(document, d) for d in found]))
 
