@@ -60,7 +60,9 @@ class AmlLintServer(LanguageServer):
         self.configs = analysis.ConfigFinder()
         self.baselines = analysis.Baselines()
         self.open: dict[str, Open] = {}
-        self.told: str | None = None  # the configuration problem last shown to the user
+        # Configuration problems already shown: each is said once, not at every keystroke (nor
+        # at every save, which lints every open file, some under a sound configuration).
+        self.told: set[str] = set()
         self.shut_down = False  # the client asked to shut down before it said exit
 
     def path_of(self, uri: str) -> Path:
@@ -82,8 +84,8 @@ class AmlLintServer(LanguageServer):
         except AmllabError as error:  # a broken AMLLAB_WORKSPACE or baseline: lint without them
             problem = str(error)
             report = analysis.lint_document(text, path, replace(config, workspace=None, baseline=None))
-        if problem and problem != self.told:
-            self.told = problem
+        if problem and problem not in self.told:
+            self.told.add(problem)
             self.window_show_message(types.ShowMessageParams(
                 types.MessageType.Warning, f"aml-lint: {problem} (until then, findings are shown as if it were absent)"))
         found = analysis.shown(report, state.is_spec)
