@@ -60,3 +60,10 @@ def test_the_titanic_url_maps_to_the_checkouts_copy(tmp_path):
     reg.remote("https://dprepdata.blob.core.windows.net/demo/Titanic.csv")
     assert calls == [("data", "map", "--uri-prefix", "https://dprepdata.blob.core.windows.net/demo/",
                       "--path", str(tmp_path / "mirrors" / "dprepdata-demo"))]
+
+
+def test_a_data_asset_with_no_true_copy_is_logged_with_why(tmp_path):
+    reg, calls, log = registrar(tmp_path)
+    reg.reference("path", "cifar-10-example", tmp_path / "spec.yml", set())
+    assert calls == []
+    assert log == [f"no local copy of data asset 'cifar-10-example': {run_examples.NO_ASSET['cifar-10-example']}"]
