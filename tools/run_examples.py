@@ -13,7 +13,10 @@ Before a spec runs, what it references is registered the way its README's `az ml
 commands would: computes by name, and environments, data and components found by name among
 the checkout's asset files. Remote data (https, wasbs, datastore paths) is pointed with
 `aml-run data map` at a local mirror of its container, built from the checkout's copies of the
-same files (MIRRORS names each copy and why it is the same data). Nothing else is changed: the spec runs as it is.
+same files (MIRRORS names each copy and why it is the same data); a data asset a spec names by a
+name the checkout's asset files no longer give it is registered from the file that defines the
+same data (RENAMED_DATA, with why); remote data with no true copy here is logged with why
+(NO_COPY, NO_ASSET). Nothing else is changed: the spec runs as it is.
 
 One row per spec: Completed, Failed, Refused (aml-run or its linter refused it at submission),
 By design (a job type or a resource aml-run does not run here, and says so), Not a job (a
@@ -221,10 +224,22 @@ class Registrar:
                     self.prepare(path, seen)
                 self._aml(kind, "create", "--file", str(path))
             return
+        renamed = RENAMED_DATA.get(name)
+        if "data" in kinds and renamed and not self.assets.by_kind.get("data", {}).get(name) \
+                and ("data", name) not in self.done:
+            self.done.add(("data", name))
+            self._aml("data", "create", "--file", str(self.cwd / renamed.file), "--name", name)
+        elif "data" in kinds and name in NO_ASSET and ("no asset", name) not in self.done:
+            self.done.add(("no asset", name))
+            self.log.append(f"no local copy of data asset '{name}': {NO_ASSET[name]}")
 
     def remote(self, uri: str) -> None:
         """Map the remote location's container to a local mirror when the checkout holds copies
         of its files (MIRRORS); otherwise leave it, and the job says how to map it."""
+        absent = next((why for prefix, why in NO_COPY if uri.startswith(prefix)), None)
+        if absent and ("no copy", uri) not in self.done:
+            self.done.add(("no copy", uri))
+            self.log.append(f"no local copy of {uri}: {absent}")
         for mirror in MIRRORS:
             prefix = next((prefix for prefix in mirror.prefixes if uri.startswith(prefix)), None)
             if prefix is None:
@@ -272,7 +287,53 @@ MIRRORS = (
            {"": "cli/assets/data/example-data"},
            "the examples' own example data folder, which the datastore examples read from the "
            "workspace's default datastore"),
+    Mirror("dprepdata-demo",
+           ("https://dprepdata.blob.core.windows.net/demo/",),
+           {"Titanic.csv": "cli/jobs/spark/data/titanic.csv"},
+           "the public Titanic.csv is Kaggle's Titanic training set: Microsoft's dataset docs preview "
+           "it (`Dataset.Tabular.from_delimited_files` on this URL) with the columns PassengerId, "
+           "Survived, Pclass, Name, Sex, Age, SibSp, Parch, Ticket, Fare, Cabin, Embarked and the "
+           "first passengers Braund, Cumings and Heikkinen, which are this file's header and first "
+           "rows; the checkout's file holds the training set's 891 passengers"),
 )
+
+
+@dataclass
+class Renamed:
+    """A data asset that a spec names by a name the checkout's asset files no longer give it."""
+    file: str   # the asset file in the checkout that defines the same data under another name
+    why: str
+
+
+RENAMED_DATA = {
+    "sampledata": Renamed(
+        "cli/assets/data/local-folder-sampledata.yml",
+        "an earlier version of the examples' own cli/assets/data/local-folder-sampledata.yml named "
+        "this asset `sampledata` (type uri_folder, path example-data/); the checkout's version of the "
+        "same file registers the same folder as `local-folder-sampledata`, and hello-dataset.yml "
+        "still asks for `sampledata`"),
+}
+
+# Remote data the examples read that has no true local copy here, and why: logged in place of
+# a mapping, so that a run says what was looked for. Nothing here is mapped or made up.
+NO_COPY = (
+    ("https://azuremlexamples.blob.core.windows.net/datasets/diabetes.csv",
+     "the script reads a CSV with a `target` column and numeric features, but no public source "
+     "shows the published file's header or values (scikit-learn's scaled or raw diabetes data, an "
+     "index column or not), so scikit-learn's bundled copy cannot be said to be the same file"),
+    ("wasbs://datasets@azuremlexamples.blob.core.windows.net/nyctaxi/",
+     "the published folder is the 24 GB of NYC TLC yellow-trip CSVs with TLC's own column names "
+     "(tpep_pickup_datetime, RatecodeID, pickup_longitude); the checkout's taxi files are 5000-row "
+     "samples with Azure Open Datasets' renamed columns, another selection of rows and columns"),
+    ("https://www.robots.ox.ac.uk/~vgg/data/pets/data/",
+     "the Oxford-IIIT Pet archives (about 800 MB) are in neither the checkout nor any package"),
+)
+NO_ASSET = {
+    "cifar-10-example":
+        "the script wants CIFAR-10's python batches (a cifar-10-batches-py folder, which torchvision "
+        "checks file by file against their published md5 sums); the checkout's two copies of that "
+        "folder lack the five data batches and the test batch (MISSING.txt), and no package holds them",
+}
 
 
 # -- running one spec -----------------------------------------------------------------------------
@@ -483,6 +544,12 @@ def main(argv: list[str] | None = None) -> int:
         if any(("map", prefix) in registrar.done for prefix in mirror.prefixes):
             print(f"offline data: {', '.join(mirror.prefixes)} -> the checkout's {', '.join(mirror.copies.values())} "
                   f"({mirror.why})")
+    for name, renamed in RENAMED_DATA.items():
+        if ("data", name) in registrar.done and not assets.by_kind.get("data", {}).get(name):
+            print(f"renamed data: '{name}' -> the checkout's {renamed.file} ({renamed.why})")
+    for line in log:
+        if line.startswith("no local copy of") and not line.endswith(" in the checkout"):
+            print(line)
     print(f"scratch folder (workspace, registration log): {scratch}")
     if args.json:
         args.json.write_text(json.dumps(result, indent=2) + "\n")
