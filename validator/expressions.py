@@ -9,6 +9,7 @@ the same parser, so what the linter accepts is exactly what the runner understan
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -39,6 +40,21 @@ class Reference:
     @property
     def dotted(self) -> str:
         return ".".join(self.parts)
+
+    def port(self, declared: Container[str] = ()) -> str | None:
+        """The input, output or search-space entry this reference names (``inputs.lr`` -> ``lr``),
+        None when it names none (``${{inputs}}``). A parameter group (the SDK's ``@dsl.group``) is
+        written in YAML as dotted input names, so ``${{inputs.opt.lr}}`` names the input
+        ``opt.lr`` when ``declared`` holds that name; otherwise the first part after the context."""
+        if len(self.parts) < 2:
+            return None
+        member = ".".join(self.parts[1:])
+        return member if len(self.parts) > 2 and member in declared else self.parts[1]
+
+    def names_port(self, declared: Container[str] = ()) -> bool:
+        """Whether the reference names a whole port: ``inputs.lr``, or ``inputs.opt.lr`` where
+        ``opt.lr`` is a declared (parameter-group) name; not ``inputs.lr.x`` nor ``inputs``."""
+        return len(self.parts) == 2 or (len(self.parts) > 2 and ".".join(self.parts[1:]) in declared)
 
 
 @dataclass(frozen=True)

@@ -114,7 +114,7 @@ def _undeclared(document: Document, context: str, noun: str, nouns: str) -> Iter
         for reference in [*template.references, *template.deprecated]:
             if reference.context != context or len(reference.parts) < 2:
                 continue
-            name = reference.parts[1]
+            name = reference.port(declared)
             if name in declared:
                 continue
             message = f"'{reference.text}' refers to {noun} '{name}', which {site.owner} does not declare"
@@ -206,7 +206,8 @@ def command_context(document: Document) -> Iterator[Finding]:
         allowed = ["inputs", "outputs"] + (["search_space"] if site.search_space is not None else [])
         template = expressions.parse(site.text)
         for reference in template.references:
-            if reference.context in allowed and len(reference.parts) == 2:
+            if reference.context in allowed and reference.names_port(
+                    site.search_space if reference.context == "search_space" else getattr(site, reference.context)):
                 continue
             if reference.context in allowed:
                 message = f"'{reference.text}' is not a port reference: write '${{{{{reference.context}.<name>}}}}'"

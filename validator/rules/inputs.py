@@ -202,9 +202,10 @@ def _used_names(holder: dict, context: str) -> set[str] | None:
             template = expressions.parse(text)
             for reference in [*template.references, *template.deprecated]:
                 if reference.context == context and len(reference.parts) >= 2:
-                    if reference.parts[1] not in declared:
+                    name = reference.port(declared)
+                    if name not in declared:
                         return None
-                    used.add(reference.parts[1])
+                    used.add(name)
                 used.update(str(part) for part in reference.parts[1:])
             for problem in template.problems:
                 used.update(re.findall(r"\.([A-Za-z0-9_-]+)", problem.token))
@@ -302,8 +303,9 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
     digit (`^[A-Za-z_][A-Za-z0-9_]*$`). The SDK loads `learning-rate:` without a word and only
     fails at submission ("Key name learning-rate must be composed letters, numbers, and
     underscore"); an inline pipeline step becomes an anonymous component, whose port names follow
-    the same rule. Pipeline-level inputs may in addition be dotted parameter groups
-    (`training.lr`). Rename the port and every `${{inputs.<name>}}` that uses it. The ports of a
+    the same rule. Pipeline-level inputs, and the inputs of an inline step, may in addition be
+    dotted parameter groups (`training.lr`, the YAML form of the SDK's `@dsl.group`), which
+    azure-ai-ml accepts there, not on a standalone job. Rename the port and every `${{inputs.<name>}}` that uses it. The ports of a
     step that uses a component are named by the component (AML5xx).
 
     See: reference-yaml-job-command
@@ -313,7 +315,8 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
     for port in ports(document):
         if port.level not in DECLARING:
             continue
-        groups = port.level == PIPELINE_LEVEL and port.direction == "input"
+        # An inline step is registered as an anonymous component, whose inputs may be groups too.
+        groups = port.level in (PIPELINE_LEVEL, INLINE_LEVEL) and port.direction == "input"
         if (GROUP_NAME_RE if groups else NAME_RE).match(port.name):
             continue
         fixed = _fixed_name(port.name, groups)
@@ -522,7 +525,7 @@ def optional_block_in_job(document: Document) -> Iterator[Finding]:
             continue
         template = expressions.parse(site.text)
         for index, block in enumerate(template.blocks):
-            names = [r.parts[1] for r in template.references
+            names = [r.port(site.inputs) for r in template.references
                      if r.block == index and r.context == "inputs" and len(r.parts) >= 2]
             if not names or any(n not in site.inputs or not _has_value(site.inputs[n]) for n in names):
                 continue
