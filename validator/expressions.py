@@ -9,7 +9,7 @@ the same parser, so what the linter accepts is exactly what the runner understan
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -159,3 +159,17 @@ def parse(text: str) -> Template:
         parts = (match.group(1),) + tuple(match.group(2).split("."))
         template.deprecated.append(Reference(match.group(0), match.start(), match.end(), parts))
     return template
+
+
+def group_conflicts(names: Iterable[object]) -> Iterator[tuple[str, str]]:
+    """(name, group) for each input name that a parameter group's member also uses as its group
+    (`train` next to `train.lr`): azure-ai-ml refuses the two together ("Conflict parameter key
+    'train' and 'train.lr'"). ``name`` is the member, ``group`` the plain input."""
+    declared = {str(name) for name in names}
+    for name in declared:
+        parts = name.split(".")
+        for end in range(1, len(parts)):
+            group = ".".join(parts[:end])
+            if group in declared:
+                yield name, group
+                break

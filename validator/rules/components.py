@@ -695,7 +695,9 @@ def duplicate_io_name(document: Document) -> Iterator[Finding]:
     """
     Input and output names share one namespace and are compared ignoring case: the SDK refuses `a`
     next to `A` ("Invalid component input names 'a' and 'A', which are equal ignore case"), and the
-    documentation forbids an input and an output with the same name. Rename one of them.
+    documentation forbids an input and an output with the same name. Rename one of them. An input
+    `opt` next to parameter-group members `opt.lr` is refused too ("Conflict parameter key 'opt'
+    and 'opt.lr'").
 
     See: reference-yaml-component-command#common-errors-and-recommendation
 
@@ -719,6 +721,12 @@ def duplicate_io_name(document: Document) -> Iterator[Finding]:
                            "inputs and outputs must not share names")
             yield Finding(message, path + (side, name), key=True,
                           hint=f"rename '{name}'")
+        for member, group in sorted(expressions.group_conflicts(_mapping(component.get("inputs")))):
+            yield Finding(
+                f"input '{member}' is a member of the parameter group '{group}', which is also an input "
+                f"of its own; azure-ai-ml refuses the two together (\"Conflict parameter key '{group}' "
+                f"and '{member}'\")", path + ("inputs", member), key=True,
+                hint=f"rename '{group}' or the group '{group}.*'")
 
 
 @check("AML543", "reserved-io-name", Severity.ERROR,

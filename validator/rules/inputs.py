@@ -344,7 +344,8 @@ def io_name_case_clash(document: Document) -> Iterator[Finding]:
     `lr` and `LR` are one name to the service, so one of them is lost or the submission fails; an
     input and an output of the same name make `data` ambiguous in logs, the studio and the
     environment of the job. Checked for command and sweep jobs, the pipeline's own ports, and each
-    inline step.
+    inline step. Likewise an input `train` next to the parameter-group members `train.lr`: the
+    SDK refuses the pair ("Conflict parameter key 'train' and 'train.lr'").
 
     See: reference-yaml-component-command#common-errors-and-recommendation
 
@@ -364,6 +365,15 @@ def io_name_case_clash(document: Document) -> Iterator[Finding]:
             f"{port.direction} '{port.name}' {how} {first.direction} '{first.name}' of "
             f"{port.owner}; input and output names must be unique ignoring case",
             port.path, key=True, hint="rename one of them, and the references to it")
+    for owner_path, names in seen.items():
+        inputs = {port.name: port for port in names.values() if port.direction == "input"}
+        for member, group in sorted(expressions.group_conflicts(inputs)):
+            port = inputs[member]
+            yield Finding(
+                f"input '{member}' of {port.owner} is a member of the parameter group '{group}', "
+                f"which is also an input of its own; azure-ai-ml refuses the two together "
+                f"(\"Conflict parameter key '{group}' and '{member}'\")",
+                port.path, key=True, hint=f"rename '{group}' or the group '{group}.*'")
 
 
 # ----------------------------------------------------------------------------- use
@@ -885,3 +895,34 @@ def local_path_kind_mismatch(document: Document) -> Iterator[Finding]:
             f"input '{port.name}' is a {typed} but its local path "
             f"'{_shown(str(port.field('path')))}' is a {found}", port.path + ("path",),
             hint=f"use `type: {other}`, or point the path at a {expected}")
+
+
+@check("AML222", "reserved-output-name", Severity.ERROR,
+       "A command or sweep job declares an output named `default`, which the service reserves.",
+       bad=JOB_WITH_OUTPUT.replace("model", "default"), good=JOB_WITH_OUTPUT,
+       kinds=("commandJob", "sweepJob"))
+def reserved_output_name(document: Document) -> Iterator[Finding]:
+    """
+    Every job has an output of its own named `default`: its artifact store (what the job writes
+    to `./outputs` and `./logs`, what `az ml job download` fetches when no `--output-name` is
+    given). azure-ai-ml sends a job that declares another output of that name, and the service
+    refuses it ("Name of the output "default" is reserved by the system"); the Azure Developer
+    CLI's training extension checks the same before it submits. The name is compared ignoring
+    case. Rename the output (and its `${{outputs.default}}`). A pipeline step that declares an
+    empty `default:` or `artifacts:` output to hand its artifacts to another step is not
+    affected: that is the system output itself.
+
+    See: https://learn.microsoft.com/cli/azure/ml/job#az-ml-job-download,
+    https://github.com/Azure/azure-dev/blob/main/cli/azd/extensions/azure.ai.training/internal/utils/job_validator.go
+
+    Provenance: azure-ai-ml 1.35.2 loads, validates and serialises such a job (the output is sent
+    as `default`); it reads a job's own artifact store as its output `default`
+    (DEFAULT_ARTIFACT_STORE_OUTPUT_NAME).
+    """
+    for port in ports(document):
+        if port.direction == "output" and port.level == JOB_LEVEL and port.name.lower() == "default":
+            yield Finding(
+                f"output '{port.name}' of {port.owner} takes the name the service reserves for the job's "
+                "own artifacts (`default`); the job is refused when it is submitted",
+                port.path, key=True,
+                hint=f"rename it (for example 'model_output') and every `${{{{outputs.{port.name}}}}}` that uses it")
