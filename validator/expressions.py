@@ -48,13 +48,21 @@ class Reference:
         ``opt.lr`` when ``declared`` holds that name; otherwise the first part after the context."""
         if len(self.parts) < 2:
             return None
-        member = ".".join(self.parts[1:])
-        return member if len(self.parts) > 2 and member in declared else self.parts[1]
+        return ".".join(self.parts[1:]) if self._in_group(declared) else self.parts[1]
 
     def names_port(self, declared: Container[str] = ()) -> bool:
         """Whether the reference names a whole port: ``inputs.lr``, or ``inputs.opt.lr`` where
-        ``opt.lr`` is a declared (parameter-group) name; not ``inputs.lr.x`` nor ``inputs``."""
-        return len(self.parts) == 2 or (len(self.parts) > 2 and ".".join(self.parts[1:]) in declared)
+        ``opt`` is a declared parameter group (whether or not ``opt.lr`` is one of its members:
+        the undefined-input rule says which); not ``inputs.lr.x`` nor ``inputs``."""
+        return len(self.parts) == 2 or self._in_group(declared)
+
+    def _in_group(self, declared: Container[str]) -> bool:
+        if len(self.parts) < 3:
+            return False
+        if ".".join(self.parts[1:]) in declared:
+            return True
+        prefix = self.parts[1] + "."
+        return isinstance(declared, Iterable) and any(str(name).startswith(prefix) for name in declared)
 
 
 @dataclass(frozen=True)

@@ -371,8 +371,10 @@ def binding_shape(parts: tuple[str, ...], declared_inputs: dict | None = None) -
     if section in ("inputs", "outputs"):
         if len(parts) == 3:
             return None
-        if len(parts) > 3 and section == "inputs" and declared_inputs and ".".join(parts[2:]) in declared_inputs:
-            return None  # a group input `a.b`
+        if len(parts) > 3 and section == "inputs" and declared_inputs and (
+                ".".join(parts[2:]) in declared_inputs
+                or any(str(name).startswith(parts[2] + ".") for name in declared_inputs)):
+            return None  # a group input `a.b` (an undeclared member is AML504's)
         return f"should be `parent.{section}.<name>`"
     if len(parts) == 5 and parts[3] in ("inputs", "outputs"):
         return None
