@@ -341,7 +341,14 @@ def nested_pipeline_data(plan: PipelinePlan, step_name: str, upstream_outputs: d
 
 
 _INPUT_REFERENCE = re.compile(r"\$\{\{\s*inputs\.([A-Za-z0-9_]+)\s*\}\}")
-_PARENT_INPUT = re.compile(r"^\s*\$\{\{\s*(?:parent\.)?inputs\.([A-Za-z0-9_]+)\s*\}\}\s*$")
+# A pipeline input may be a member of a parameter group: `${{parent.inputs.training.lr}}`.
+_PARENT_INPUT = re.compile(r"^\s*\$\{\{\s*(?:parent\.)?inputs\.([A-Za-z0-9_.]+)\s*\}\}\s*$")
+
+
+def pipeline_input(parts: list[str]) -> str:
+    """The pipeline input a `parent.inputs...` binding names: a parameter group's member is one
+    input with a dotted name (`training.lr`), as the SDK's `@dsl.group` writes it in YAML."""
+    return ".".join(parts[2:])
 
 
 def _bound_compute(value: Any, inputs: dict[str, Any], where: str) -> Any:
@@ -367,7 +374,7 @@ def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan:
     for key, parts in bound.items():
         if key not in out or parts[1] != "inputs":
             continue
-        planned = plan.inputs.get(parts[2])
+        planned = plan.inputs.get(pipeline_input(parts))
         if planned is None or planned["type"] != "literal" or planned.get("value") is None:
             raise RunnerError(f"{where}.{key} is bound to '{str(out[key]).strip()}', which is no pipeline input "
                               "with a value; declare it under the pipeline's `inputs:` with a number")
@@ -382,7 +389,7 @@ def _bind_input(value: Any, parts: list[str] | None, plan: PipelinePlan, upstrea
     """An input's value for the step: ``parts`` is its binding (None for a value as written)."""
     if parts is not None:
         if parts[1] == "inputs":
-            planned = plan.inputs.get(parts[2])
+            planned = plan.inputs.get(pipeline_input(parts))
             if planned is None:
                 return None
             if planned["type"] == "literal":

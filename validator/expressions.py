@@ -9,6 +9,7 @@ the same parser, so what the linter accepts is exactly what the runner understan
 from __future__ import annotations
 
 import re
+from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -39,6 +40,29 @@ class Reference:
     @property
     def dotted(self) -> str:
         return ".".join(self.parts)
+
+    def port(self, declared: Container[str] = ()) -> str | None:
+        """The input, output or search-space entry this reference names (``inputs.lr`` -> ``lr``),
+        None when it names none (``${{inputs}}``). A parameter group (the SDK's ``@dsl.group``) is
+        written in YAML as dotted input names, so ``${{inputs.opt.lr}}`` names the input
+        ``opt.lr`` when ``declared`` holds that name; otherwise the first part after the context."""
+        if len(self.parts) < 2:
+            return None
+        return ".".join(self.parts[1:]) if self._in_group(declared) else self.parts[1]
+
+    def names_port(self, declared: Container[str] = ()) -> bool:
+        """Whether the reference names a whole port: ``inputs.lr``, or ``inputs.opt.lr`` where
+        ``opt`` is a declared parameter group (whether or not ``opt.lr`` is one of its members:
+        the undefined-input rule says which); not ``inputs.lr.x`` nor ``inputs``."""
+        return len(self.parts) == 2 or self._in_group(declared)
+
+    def _in_group(self, declared: Container[str]) -> bool:
+        if len(self.parts) < 3:
+            return False
+        if ".".join(self.parts[1:]) in declared:
+            return True
+        prefix = self.parts[1] + "."
+        return isinstance(declared, Iterable) and any(str(name).startswith(prefix) for name in declared)
 
 
 @dataclass(frozen=True)
@@ -143,3 +167,17 @@ def parse(text: str) -> Template:
         parts = (match.group(1),) + tuple(match.group(2).split("."))
         template.deprecated.append(Reference(match.group(0), match.start(), match.end(), parts))
     return template
+
+
+def group_conflicts(names: Iterable[object]) -> Iterator[tuple[str, str]]:
+    """(name, group) for each input name that a parameter group's member also uses as its group
+    (`train` next to `train.lr`): azure-ai-ml refuses the two together ("Conflict parameter key
+    'train' and 'train.lr'"). ``name`` is the member, ``group`` the plain input."""
+    declared = {str(name) for name in names}
+    for name in declared:
+        parts = name.split(".")
+        for end in range(1, len(parts)):
+            group = ".".join(parts[:end])
+            if group in declared:
+                yield name, group
+                break

@@ -73,6 +73,8 @@ PORT_TYPES = ("uri_file", "uri_folder", "mltable", "mlflow_model", "custom_model
 RESERVED_IO_NAMES = ("path", "ld_library_path", "user", "logname", "home", "pwd", "shell")
 COMPONENT_NAME_RE = names.COMPONENT_NAME  # the same rule as aml-run applies (validator.names)
 IO_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# An input may also be a member of a parameter group, written with dots (`optimizer.lr`).
+GROUP_IO_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*$")
 MAX_NAME_LENGTH = names.MAX_COMPONENT_NAME
 # Environment variables through which a script can read an input without `${{inputs.x}}` (SPEC §9.3).
 INPUT_VARIABLES = re.compile(r"(?:AZURE_ML_INPUT_|AZUREML_PARAMETER_|AZUREML_SWEEP_)([A-Za-z0-9_]+)")
@@ -460,8 +462,8 @@ def _legacy_note(text: str, reference: expressions.Reference) -> str:
     return ""
 
 
-def _input_references(template: expressions.Template) -> list[expressions.Reference]:
-    return [r for r in template.references if r.context == "inputs" and len(r.parts) == 2]
+def _input_references(template: expressions.Template, declared: dict) -> list[expressions.Reference]:
+    return [r for r in template.references if r.context == "inputs" and r.names_port(declared)]
 
 
 @check("AML537", "optional-input-outside-block", Severity.ERROR,
@@ -483,13 +485,13 @@ def optional_input_outside_block(document: Document) -> Iterator[Finding]:
     """
     for _, _, site in _component_commands(document):
         template = expressions.parse(site.text)
-        for reference in _input_references(template):
-            port = site.inputs.get(reference.parts[1])
+        for reference in _input_references(template, site.inputs):
+            port = site.inputs.get(reference.port(site.inputs))
             if reference.block is not None or not isinstance(port, dict) or not _optional(port):
                 continue
             if "default" in port:
                 continue  # AML538
-            name = reference.parts[1]
+            name = reference.port(site.inputs)
             message = (f"optional input '{name}' is used outside an optional block: when it has no value, "
                        f"the command still passes the text around '{reference.text}'")
             message += _legacy_note(site.text, reference)
@@ -519,13 +521,13 @@ def optional_default_outside_block(document: Document) -> Iterator[Finding]:
     """
     for _, _, site in _component_commands(document):
         template = expressions.parse(site.text)
-        for reference in _input_references(template):
-            port = site.inputs.get(reference.parts[1])
+        for reference in _input_references(template, site.inputs):
+            port = site.inputs.get(reference.port(site.inputs))
             if reference.block is not None or not isinstance(port, dict) or not _optional(port):
                 continue
             if "default" not in port:
                 continue  # AML537
-            name = reference.parts[1]
+            name = reference.port(site.inputs)
             yield Finding(
                 f"optional input '{name}' is used outside an optional block; it has a default, "
                 "but an empty value would leave the text around it in the command"
@@ -546,9 +548,9 @@ def _input_kinds(site: Any, references: list[expressions.Reference]) -> tuple[li
     """The input references of a block split into (optional, required, undeclared)."""
     optional, required, undeclared = [], [], []
     for reference in references:
-        if reference.context != "inputs" or len(reference.parts) != 2:
+        if reference.context != "inputs" or not reference.names_port(site.inputs):
             continue
-        port = site.inputs.get(reference.parts[1])
+        port = site.inputs.get(reference.port(site.inputs))
         if not isinstance(port, dict):
             undeclared.append(reference)
         elif _optional(port):
@@ -581,10 +583,11 @@ def required_input_in_block(document: Document) -> Iterator[Finding]:
             if not optional:
                 continue  # AML540 (or AML201/AML202)
             for reference in required:
-                name = reference.parts[1]
+                name = reference.port(site.inputs)
+                first = optional[0].port(site.inputs)
                 yield Finding(
                     f"required input '{name}' is inside the optional block of "
-                    f"'{optional[0].parts[1]}': it is dropped whenever '{optional[0].parts[1]}' has no value",
+                    f"'{first}': it is dropped whenever '{first}' has no value",
                     site.path, hint=f"move '{reference.text}' (and its flag) out of the `$[[ ]]` block",
                     span=_span(document, site.path, site.text, reference.start, reference.text))
 
@@ -628,7 +631,7 @@ def block_without_optional_input(document: Document) -> Iterator[Finding]:
             if len(text) > 80:
                 text = text[:77] + "..."
             if required:
-                names = ", ".join(f"'{r.parts[1]}'" for r in required)
+                names = ", ".join(f"'{r.port(site.inputs)}'" for r in required)
                 what = f"only required input{'s' if len(required) > 1 else ''} {names}"
                 hint = (f"remove the `$[[ ]]` around it, or mark {names} `optional: true` "
                         "if the script can run without it")
@@ -657,21 +660,29 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
     match `^[A-Za-z_][A-Za-z0-9_]*$`. The SDK refuses others: "'my-flag' is not a valid parameter
     name, must be composed letters, numbers, and underscores".
 
-    See: reference-yaml-component-command
+    An input may also be a member of a parameter group, the YAML form of the SDK's `@dsl.group`:
+    dotted names such as `optimizer.lr`, each part such a name, used as `${{inputs.optimizer.lr}}`.
+    Outputs cannot: the SDK refuses `${{outputs.a.b}}` ("Invalid data binding expression").
+
+    See: reference-yaml-component-command,
+    https://learn.microsoft.com/python/api/azure-ai-ml/azure.ai.ml.dsl#azure-ai-ml-dsl-group
 
     Provenance: SPEC §6.2, §12 rule 13.
     """
     for path, component in component_definitions(document):
         for side, name in _port_names(component):
             text = str(name)
-            if IO_NAME_RE.match(text):
+            if (GROUP_IO_NAME_RE if side == "inputs" else IO_NAME_RE).match(text):
                 continue
             fixed = re.sub(r"\W", "_", text) if text else "x"
             if fixed[0].isdigit():
                 fixed = "_" + fixed
+            rule = "contain only letters, digits and underscores"
+            if side == "inputs":
+                rule += " (dots only between such parts, for parameter groups)"
             yield Finding(
                 f"'{text}' is not a valid {side[:-1]} name: names must start with a letter or "
-                "an underscore and contain only letters, digits and underscores",
+                f"an underscore and {rule}",
                 path + (side, name), key=True, hint=f"rename it to '{fixed}' (and its references)")
 
 
@@ -684,7 +695,9 @@ def duplicate_io_name(document: Document) -> Iterator[Finding]:
     """
     Input and output names share one namespace and are compared ignoring case: the SDK refuses `a`
     next to `A` ("Invalid component input names 'a' and 'A', which are equal ignore case"), and the
-    documentation forbids an input and an output with the same name. Rename one of them.
+    documentation forbids an input and an output with the same name. Rename one of them. An input
+    `opt` next to parameter-group members `opt.lr` is refused too ("Conflict parameter key 'opt'
+    and 'opt.lr'").
 
     See: reference-yaml-component-command#common-errors-and-recommendation
 
@@ -708,6 +721,12 @@ def duplicate_io_name(document: Document) -> Iterator[Finding]:
                            "inputs and outputs must not share names")
             yield Finding(message, path + (side, name), key=True,
                           hint=f"rename '{name}'")
+        for member, group in sorted(expressions.group_conflicts(_mapping(component.get("inputs")))):
+            yield Finding(
+                f"input '{member}' is a member of the parameter group '{group}', which is also an input "
+                f"of its own; azure-ai-ml refuses the two together (\"Conflict parameter key '{group}' "
+                f"and '{member}'\")", path + ("inputs", member), key=True,
+                hint=f"rename '{group}' or the group '{group}.*'")
 
 
 @check("AML543", "reserved-io-name", Severity.ERROR,
@@ -814,7 +833,7 @@ def unused_component_input(document: Document) -> Iterator[Finding]:
     """
     for path, _, site in _component_commands(document):
         template = expressions.parse(site.text)
-        used = {r.parts[1] for r in [*template.references, *template.deprecated]
+        used = {r.port(site.inputs) for r in [*template.references, *template.deprecated]
                 if r.context == "inputs" and len(r.parts) >= 2}
         # A misspelt reference is AML202, which already names the input it was aiming at.
         aimed = {closest(str(u), site.inputs) for u in used if u not in site.inputs}

@@ -907,3 +907,48 @@ def _shown(script: Path, source: Document) -> str:
     except ValueError:
         return script.name
 
+
+
+# ----------------------------------------------------------------------------- interactive services
+
+
+@check("AML417", "ssh-service-without-key", Severity.WARNING,
+       "An `ssh` service of a job sets no `ssh_public_keys`, so nobody can connect to it.",
+       bad=JOB + "services:\n  my_ssh:\n    type: ssh\n    nodes: all\n",
+       good=JOB + "services:\n  my_ssh:\n    type: ssh\n    ssh_public_keys: ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIExample me@laptop\n"
+                  "    nodes: all\n",
+       kinds=("commandJob",) + PIPELINE_KINDS)
+def ssh_service_without_key(document: Document) -> Iterator[Finding]:
+    """
+    An interactive `ssh` service lets you open a shell in the job's container while it runs
+    (`az ml job connect-ssh --private-key-file-path ...`). The container accepts only the public
+    keys listed in `ssh_public_keys`: "To use SSH, you need an SSH key pair", and the service's
+    YAML example pastes the whole public key there. Without one, azure-ai-ml submits the job and
+    the job trains as usual, but its SSH endpoint is of no use: the connection is refused (or
+    hangs) when you need it. Paste the content of your `.pub` file. Checked for command jobs and
+    each step of a pipeline.
+
+    See: how-to-interactive-jobs,
+    https://github.com/Azure/azure-dev/blob/main/cli/azd/extensions/azure.ai.training/internal/utils/job_validator.go
+    """
+    data = _mapping(document.data)
+    sites: list[tuple[Path_, Any, str]] = []
+    if document.kind == "commandJob":
+        sites.append((("services",), data.get("services"), "the job"))
+    else:
+        for name, node in _mapping(data.get("jobs")).items():
+            if isinstance(node, dict):
+                sites.append((("jobs", name, "services"), node.get("services"), f"step '{name}'"))
+    for path, services, owner in sites:
+        for name, service in _mapping(services).items():
+            if not isinstance(service, dict) or str(service.get("type", "")).strip().lower() != "ssh":
+                continue
+            key = service.get("ssh_public_keys")
+            if isinstance(key, str) and key.strip():
+                continue
+            where = path + (name,) + (("ssh_public_keys",) if "ssh_public_keys" in service else ())
+            yield Finding(
+                f"ssh service '{name}' of {owner} has no `ssh_public_keys`: the job runs, but no key "
+                "can open its SSH endpoint", where, key="ssh_public_keys" not in service,
+                hint="add `ssh_public_keys: <the content of your .pub file>` (make a key pair with "
+                     "`ssh-keygen -f <file>`)")

@@ -18,6 +18,19 @@ from .file_level import JOB
 
 COMMAND_KINDS = ("commandJob", "sweepJob", "commandComponent", "pipelineJob", "pipelineComponent")
 
+COMPONENT_WITH_BRACES = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+type: command
+name: train_model
+version: "1"
+command: python train.py --lr {inputs.lr}
+environment: azureml:sklearn-train:2
+inputs:
+  lr:
+    type: number
+    default: 0.01
+"""
+
 SWEEP = """\
 $schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
 type: sweep
@@ -114,7 +127,7 @@ def _undeclared(document: Document, context: str, noun: str, nouns: str) -> Iter
         for reference in [*template.references, *template.deprecated]:
             if reference.context != context or len(reference.parts) < 2:
                 continue
-            name = reference.parts[1]
+            name = reference.port(declared)
             if name in declared:
                 continue
             message = f"'{reference.text}' refers to {noun} '{name}', which {site.owner} does not declare"
@@ -173,23 +186,71 @@ def undefined_search_space(document: Document) -> Iterator[Finding]:
     yield from _undeclared(document, "search_space", "search-space entry", "search-space entries")
 
 
-@check("AML205", "single-brace-reference", Severity.WARNING,
-       "A command uses the deprecated single-brace form `{inputs.X}`.",
-       bad=JOB.replace("${{inputs.lr}}", "{inputs.lr}"), good=JOB, kinds=COMMAND_KINDS)
-def single_brace_reference(document: Document) -> Iterator[Finding]:
-    """
-    The SDK still rewrites `{inputs.x}` to `${{inputs.x}}`, with a deprecation warning
-    ("Use of {} for parameters is deprecated"). Write the `${{ }}` form.
-    """
+def _rewritten(document: Document, site: CommandSite) -> bool:
+    """Whether azure-ai-ml rewrites the single-brace form in this command before submitting it:
+    only a command job's own command and a sweep job's trial command
+    (`map_single_brackets_and_warn`); a component's command, and a pipeline step's, which the
+    SDK turns into a component, are sent as written."""
+    return (document.kind, site.path) in {("commandJob", ("command",)), ("sweepJob", ("trial", "command"))}
+
+
+def _single_braces(document: Document, rewritten: bool) -> Iterator[tuple[CommandSite, expressions.Reference,
+                                                                          tuple[int, int, int]]]:
     for site in command_sites(document):
+        if _rewritten(document, site) != rewritten:
+            continue
         template = expressions.parse(site.text)
         for reference in template.deprecated:
-            modern = "${{" + reference.dotted + "}}"
             span = document.locate_text(site.path, reference.text,
                                         _occurrence(template, reference.start, reference.text))
-            yield Finding(
-                f"'{reference.text}' is the deprecated single-brace form",
-                site.path, hint=f"write '{modern}'", span=span)
+            yield site, reference, span
+
+
+@check("AML205", "single-brace-reference", Severity.WARNING,
+       "A command uses the deprecated single-brace form `{inputs.X}`.",
+       bad=JOB.replace("${{inputs.lr}}", "{inputs.lr}"), good=JOB, kinds=("commandJob", "sweepJob"))
+def single_brace_reference(document: Document) -> Iterator[Finding]:
+    """
+    In a command job's command and a sweep's trial command, the SDK still rewrites `{inputs.x}`
+    (and `{outputs.x}`, `{search_space.x}`) to `${{inputs.x}}` before it submits the job, with a
+    deprecation warning ("Use of {} for parameters is deprecated, instead use ${{}}"). Other
+    clients do not: the Azure Developer CLI's training extension refuses the form, since the
+    service itself does not resolve it. Write the `${{ }}` form. In a component's or a pipeline
+    step's command nothing rewrites it (AML221).
+
+    See: reference-yaml-job-command,
+    https://github.com/Azure/azure-dev/blob/main/cli/azd/extensions/azure.ai.training/internal/utils/job_validator.go
+    """
+    for site, reference, span in _single_braces(document, rewritten=True):
+        yield Finding(f"'{reference.text}' is the deprecated single-brace form", site.path,
+                      hint=f"write '${{{{{reference.dotted}}}}}'", span=span)
+
+
+@check("AML221", "single-brace-not-rewritten", Severity.ERROR,
+       "A component's or pipeline step's command uses the single-brace form `{inputs.X}`, which nothing resolves there.",
+       bad=COMPONENT_WITH_BRACES, good=COMPONENT_WITH_BRACES.replace("{inputs.lr}", "${{inputs.lr}}"),
+       kinds=("commandComponent", "pipelineJob", "pipelineComponent"))
+def single_brace_not_rewritten(document: Document) -> Iterator[Finding]:
+    """
+    azure-ai-ml rewrites the deprecated `{inputs.x}` to `${{inputs.x}}` only in a command job's
+    command and a sweep's trial command (AML205). A component's command, and a pipeline step's
+    (which the SDK registers as an anonymous component), are sent as written, and the service
+    does not resolve single braces: the script receives the literal text `{inputs.lr}` instead of
+    the value. The Azure Developer CLI's training extension refuses the form for the same reason.
+    Write `${{inputs.lr}}`.
+
+    See: reference-yaml-component-command,
+    https://github.com/Azure/azure-dev/blob/main/cli/azd/extensions/azure.ai.training/internal/utils/job_validator.go
+
+    Provenance: azure-ai-ml 1.35.2: `map_single_brackets_and_warn` is called from CommandJob and
+    SweepJob only; a component's and an inline step's command reach the request unchanged.
+    """
+    for site, reference, span in _single_braces(document, rewritten=False):
+        yield Finding(
+            f"'{reference.text}' in the command of {site.owner} is sent to the service as it is "
+            "written: only a command job's or a sweep's command has the single-brace form rewritten, "
+            "so the script receives this text instead of the value",
+            site.path, hint=f"write '${{{{{reference.dotted}}}}}'", span=span)
 
 
 @check("AML206", "command-context", Severity.ERROR,
@@ -206,7 +267,8 @@ def command_context(document: Document) -> Iterator[Finding]:
         allowed = ["inputs", "outputs"] + (["search_space"] if site.search_space is not None else [])
         template = expressions.parse(site.text)
         for reference in template.references:
-            if reference.context in allowed and len(reference.parts) == 2:
+            if reference.context in allowed and reference.names_port(
+                    site.search_space if reference.context == "search_space" else getattr(site, reference.context)):
                 continue
             if reference.context in allowed:
                 message = f"'{reference.text}' is not a port reference: write '${{{{{reference.context}.<name>}}}}'"

@@ -202,9 +202,10 @@ def _used_names(holder: dict, context: str) -> set[str] | None:
             template = expressions.parse(text)
             for reference in [*template.references, *template.deprecated]:
                 if reference.context == context and len(reference.parts) >= 2:
-                    if reference.parts[1] not in declared:
+                    name = reference.port(declared)
+                    if name not in declared:
                         return None
-                    used.add(reference.parts[1])
+                    used.add(name)
                 used.update(str(part) for part in reference.parts[1:])
             for problem in template.problems:
                 used.update(re.findall(r"\.([A-Za-z0-9_-]+)", problem.token))
@@ -302,8 +303,9 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
     digit (`^[A-Za-z_][A-Za-z0-9_]*$`). The SDK loads `learning-rate:` without a word and only
     fails at submission ("Key name learning-rate must be composed letters, numbers, and
     underscore"); an inline pipeline step becomes an anonymous component, whose port names follow
-    the same rule. Pipeline-level inputs may in addition be dotted parameter groups
-    (`training.lr`). Rename the port and every `${{inputs.<name>}}` that uses it. The ports of a
+    the same rule. Pipeline-level inputs, and the inputs of an inline step, may in addition be
+    dotted parameter groups (`training.lr`, the YAML form of the SDK's `@dsl.group`), which
+    azure-ai-ml accepts there, not on a standalone job. Rename the port and every `${{inputs.<name>}}` that uses it. The ports of a
     step that uses a component are named by the component (AML5xx).
 
     See: reference-yaml-job-command
@@ -313,7 +315,8 @@ def invalid_io_name(document: Document) -> Iterator[Finding]:
     for port in ports(document):
         if port.level not in DECLARING:
             continue
-        groups = port.level == PIPELINE_LEVEL and port.direction == "input"
+        # An inline step is registered as an anonymous component, whose inputs may be groups too.
+        groups = port.level in (PIPELINE_LEVEL, INLINE_LEVEL) and port.direction == "input"
         if (GROUP_NAME_RE if groups else NAME_RE).match(port.name):
             continue
         fixed = _fixed_name(port.name, groups)
@@ -341,7 +344,8 @@ def io_name_case_clash(document: Document) -> Iterator[Finding]:
     `lr` and `LR` are one name to the service, so one of them is lost or the submission fails; an
     input and an output of the same name make `data` ambiguous in logs, the studio and the
     environment of the job. Checked for command and sweep jobs, the pipeline's own ports, and each
-    inline step.
+    inline step. Likewise an input `train` next to the parameter-group members `train.lr`: the
+    SDK refuses the pair ("Conflict parameter key 'train' and 'train.lr'").
 
     See: reference-yaml-component-command#common-errors-and-recommendation
 
@@ -361,6 +365,15 @@ def io_name_case_clash(document: Document) -> Iterator[Finding]:
             f"{port.direction} '{port.name}' {how} {first.direction} '{first.name}' of "
             f"{port.owner}; input and output names must be unique ignoring case",
             port.path, key=True, hint="rename one of them, and the references to it")
+    for owner_path, names in seen.items():
+        inputs = {port.name: port for port in names.values() if port.direction == "input"}
+        for member, group in sorted(expressions.group_conflicts(inputs)):
+            port = inputs[member]
+            yield Finding(
+                f"input '{member}' of {port.owner} is a member of the parameter group '{group}', "
+                f"which is also an input of its own; azure-ai-ml refuses the two together "
+                f"(\"Conflict parameter key '{group}' and '{member}'\")",
+                port.path, key=True, hint=f"rename '{group}' or the group '{group}.*'")
 
 
 # ----------------------------------------------------------------------------- use
@@ -522,7 +535,7 @@ def optional_block_in_job(document: Document) -> Iterator[Finding]:
             continue
         template = expressions.parse(site.text)
         for index, block in enumerate(template.blocks):
-            names = [r.parts[1] for r in template.references
+            names = [r.port(site.inputs) for r in template.references
                      if r.block == index and r.context == "inputs" and len(r.parts) >= 2]
             if not names or any(n not in site.inputs or not _has_value(site.inputs[n]) for n in names):
                 continue
@@ -882,3 +895,34 @@ def local_path_kind_mismatch(document: Document) -> Iterator[Finding]:
             f"input '{port.name}' is a {typed} but its local path "
             f"'{_shown(str(port.field('path')))}' is a {found}", port.path + ("path",),
             hint=f"use `type: {other}`, or point the path at a {expected}")
+
+
+@check("AML222", "reserved-output-name", Severity.ERROR,
+       "A command or sweep job declares an output named `default`, which the service reserves.",
+       bad=JOB_WITH_OUTPUT.replace("model", "default"), good=JOB_WITH_OUTPUT,
+       kinds=("commandJob", "sweepJob"))
+def reserved_output_name(document: Document) -> Iterator[Finding]:
+    """
+    Every job has an output of its own named `default`: its artifact store (what the job writes
+    to `./outputs` and `./logs`, what `az ml job download` fetches when no `--output-name` is
+    given). azure-ai-ml sends a job that declares another output of that name, and the service
+    refuses it ("Name of the output "default" is reserved by the system"); the Azure Developer
+    CLI's training extension checks the same before it submits. The name is compared ignoring
+    case. Rename the output (and its `${{outputs.default}}`). A pipeline step that declares an
+    empty `default:` or `artifacts:` output to hand its artifacts to another step is not
+    affected: that is the system output itself.
+
+    See: https://learn.microsoft.com/cli/azure/ml/job#az-ml-job-download,
+    https://github.com/Azure/azure-dev/blob/main/cli/azd/extensions/azure.ai.training/internal/utils/job_validator.go
+
+    Provenance: azure-ai-ml 1.35.2 loads, validates and serialises such a job (the output is sent
+    as `default`); it reads a job's own artifact store as its output `default`
+    (DEFAULT_ARTIFACT_STORE_OUTPUT_NAME).
+    """
+    for port in ports(document):
+        if port.direction == "output" and port.level == JOB_LEVEL and port.name.lower() == "default":
+            yield Finding(
+                f"output '{port.name}' of {port.owner} takes the name the service reserves for the job's "
+                "own artifacts (`default`); the job is refused when it is submitted",
+                port.path, key=True,
+                hint=f"rename it (for example 'model_output') and every `${{{{outputs.{port.name}}}}}` that uses it")

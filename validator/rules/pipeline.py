@@ -371,8 +371,10 @@ def binding_shape(parts: tuple[str, ...], declared_inputs: dict | None = None) -
     if section in ("inputs", "outputs"):
         if len(parts) == 3:
             return None
-        if len(parts) > 3 and section == "inputs" and declared_inputs and ".".join(parts[2:]) in declared_inputs:
-            return None  # a group input `a.b`
+        if len(parts) > 3 and section == "inputs" and declared_inputs and (
+                ".".join(parts[2:]) in declared_inputs
+                or any(str(name).startswith(parts[2] + ".") for name in declared_inputs)):
+            return None  # a group input `a.b` (an undeclared member is AML504's)
         return f"should be `parent.{section}.<name>`"
     if len(parts) == 5 and parts[3] in ("inputs", "outputs"):
         return None
@@ -1320,13 +1322,29 @@ def malformed_binding(document: Document) -> Iterator[Finding]:
     else (`parent.input.x`, `parent.jobs.prep.output.x`, a missing port name) resolves to nothing,
     and the step receives no value or the literal text.
 
+    A member of a parameter group (`${{parent.inputs.training.lr}}`, for a pipeline input
+    `training.lr`) can be bound to a step that uses a component, not to an inline step (a
+    `command:` without `component:`): azure-ai-ml refuses that pipeline when it loads it ("Failed
+    to find top level definition for input binding"). Use an undotted pipeline input there.
+
     See: reference-yaml-job-pipeline, concept-expressions
 
-    Provenance: SPEC §5.4.
+    Provenance: SPEC §5.4; azure-ai-ml 1.35.2 load_job on such a pipeline.
     """
     pipeline = analyse(document)
     for binding in pipeline.bindings:
         problem = binding_shape(binding.parts, pipeline.inputs)
+        step = pipeline.steps.get(binding.step)
+        if problem is None and binding.section == "inputs" and binding.parts[:2] == ("parent", "inputs") \
+                and len(binding.parts) > 3 and step is not None and step.type == "command" \
+                and step.definition.key is None:
+            yield Finding(
+                f"'{binding.reference.text}' binds a member of the parameter group "
+                f"'{binding.parts[2]}' to inline step '{binding.step}', which azure-ai-ml refuses "
+                "(\"Failed to find top level definition for input binding\")",
+                binding.path, span=binding.span(document),
+                hint="bind it to a step that uses a component, or give the pipeline an undotted input for this step")
+            continue
         if problem is None:
             continue
         yield Finding(
