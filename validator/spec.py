@@ -13,7 +13,8 @@ to the service (:func:`client_sends`): ``az ml job create`` submits it, so it ru
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -222,14 +223,37 @@ class Spec:
         return self.path.parent
 
     def command_job(self) -> CommandJob:
+        """The command job as the client submits it (single braces rewritten, see
+        :func:`client_rewritten_command`)."""
         if self.kind != "commandJob":
             raise UsageError(f"{self.path}: this is a {self.kind}, not a command job")
-        return command_job_from(self.data, self.base_dir)
+        job = command_job_from(self.data, self.base_dir)
+        return replace(job, command=client_rewritten_command(job.command))
 
     def sweep_job(self) -> SweepJob:
+        """The sweep job as the client submits it (its trial's single braces rewritten)."""
         if self.kind != "sweepJob":
             raise UsageError(f"{self.path}: this is a {self.kind}, not a sweep job")
-        return sweep_job_from(self.data, self.base_dir)
+        job = sweep_job_from(self.data, self.base_dir)
+        return replace(job, trial=replace(job.trial, command=client_rewritten_command(job.trial.command)))
+
+
+# azure-ai-ml's map_single_brackets_and_warn (azure/ai/ml/_utils/utils.py), which a command job's
+# and a sweep's _to_rest_object apply before submitting: `{inputs.x}`, `{outputs.x}` and
+# `{search_space.x}` become `${{...}}`. Components and pipeline steps are sent as written.
+_SINGLE_BRACES = tuple(
+    (re.compile(r"(?<!\{)\{" + prefix + r"\.([^}]*)\}(?!\})"), "${{" + prefix + r".\g<1>}}")
+    for prefix in ("inputs", "outputs", "search_space"))
+
+
+def client_rewritten_command(command: str) -> str:
+    """``command`` with the deprecated single-brace references rewritten as azure-ai-ml does
+    for a command job or a sweep's trial before it submits them."""
+    if not isinstance(command, str):
+        return command
+    for pattern, replacement in _SINGLE_BRACES:
+        command = pattern.sub(replacement, command)
+    return command
 
 
 def command_job_from(data: dict[str, Any], base_dir: Path) -> CommandJob:

@@ -297,3 +297,14 @@ def test_a_sweep_whose_every_trial_failed_says_why(tmp_path: Path) -> None:
     summary = result.stdout.split("Execution Summary", 1)[1]
     assert "every trial failed; " in summary
     assert "FileNotFoundError: no such table: part-" in summary
+
+
+def test_single_braces_in_a_command_job_are_rewritten_as_the_client_does(tmp_path: Path) -> None:
+    # azure-ai-ml's CommandJob._to_rest_object rewrites `{inputs.x}` to `${{inputs.x}}` (with a
+    # deprecation warning) before it submits; aml-lint warns (AML205).
+    spec = write_job(tmp_path / "braces", "job", "command: echo value={inputs.greeting} kept={{inputs.greeting}}\n"
+                     "inputs:\n  greeting: hello\n")
+    ran = aml_run("job", "create", "--file", str(spec), "--stream", cwd=tmp_path)
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "AML205" in ran.stderr
+    assert "value=hello kept={{inputs.greeting}}" in ran.stdout
