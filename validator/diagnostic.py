@@ -1,6 +1,9 @@
 """What amllab reports: a :class:`Diagnostic` pointing at a place in a file. A rule's check
 function yields :class:`Finding` values (what is wrong, where, and the fix); the code and the
-severity come from the rule registry (validator/rules/_base.py), which stamps them on."""
+severity come from the rule registry (validator/rules/_base.py), which stamps them on.
+
+A finding may carry a :class:`Fix`: text edits that repair it (validator/fixes.py applies them
+for ``aml-lint --fix``, and a language server can offer them as code actions)."""
 
 from __future__ import annotations
 
@@ -26,6 +29,35 @@ class Severity(enum.IntEnum):
             raise ValueError(f"unknown severity {text!r}; use error, warning or info") from None
 
 
+# One text edit: (line, column, end_line, end_column, new_text), 1-based like a Diagnostic,
+# columns in characters, the end exclusive; an insertion has end == start.
+Edit = tuple[int, int, int, int, str]
+
+
+@dataclass(frozen=True)
+class Fix:
+    """How to repair one finding: edits of the source text at the finding's span, never a
+    rewrite of the document, so comments and formatting elsewhere stay as they are.
+
+    ``safe`` fixes keep what the spec means (a spelling Azure ML reads the same way, or the
+    evident intent: a misspelt key with one near match); unsafe ones change a value's meaning
+    (the closest allowed value in place of an invalid one), and are applied only with
+    ``--unsafe-fixes``."""
+
+    edits: tuple[Edit, ...]
+    safe: bool = True
+    # What the fix does, for a code action's title: "rename 'comptue' to 'compute'".
+    title: str = ""
+
+    def to_dict(self) -> dict:
+        return {
+            "applicability": "safe" if self.safe else "unsafe",
+            "title": self.title,
+            "edits": [{"line": line, "column": column, "end_line": end_line, "end_column": end_column,
+                       "content": text} for line, column, end_line, end_column, text in self.edits],
+        }
+
+
 @dataclass(frozen=True, order=True)
 class Diagnostic:
     """One finding. ``line`` and ``column`` are 1-based; ``pointer`` is the JSON pointer of the
@@ -45,6 +77,8 @@ class Diagnostic:
     # rule-wide verdict (``Rule.service``): "accepts" (the client sends the spec to the
     # service) or "rejects". None: the rule's verdict applies.
     service: str | None = field(default=None, compare=False)
+    # The edits that repair this finding, where the rule knows them (see Fix).
+    fix: Fix | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict:
         return {
@@ -57,6 +91,7 @@ class Diagnostic:
             "message": self.message,
             "pointer": self.pointer,
             "hint": self.hint,
+            "fix": self.fix.to_dict() if self.fix is not None else None,
         }
 
 
@@ -78,3 +113,4 @@ class Finding:
     hint: str | None = None
     span: tuple[int, int, int] | None = None
     service: str | None = None  # see Diagnostic.service
+    fix: Fix | None = None

@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator, NamedTuple
 import yaml
 from yaml.constructor import SafeConstructor
 
-from .diagnostic import Diagnostic, Severity
+from .diagnostic import Diagnostic, Edit, Fix, Severity
 from .paths import resolved
 
 try:  # libyaml's composer is ~10x faster and keeps marks
@@ -179,6 +179,7 @@ class Document:
         hint: str | None = None,
         span: tuple[int, int, int] | None = None,
         service: str | None = None,
+        fix: Fix | None = None,
     ) -> Diagnostic:
         line, column, end = span or self.locate(where, key=key)
         return Diagnostic(
@@ -192,6 +193,7 @@ class Document:
             hint=hint,
             end_column=end,
             service=service,
+            fix=fix,
         )
 
 

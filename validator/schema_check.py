@@ -9,13 +9,16 @@ was meant. Union failures are collapsed to the alternative the value was evident
 
 from __future__ import annotations
 
+import difflib
 import json
+import re
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from .diagnostic import Diagnostic
+from .diagnostic import Diagnostic, Fix
+from .edits import replace_scalar
 from .kinds import kind_title
 from .loader import Document, Path_, to_pointer
 from .suggest import closest
@@ -159,7 +162,8 @@ def _translate(error: Any, document: Document) -> list[Diagnostic]:
             present = [k for k in conflicting if k in error.instance]
             if present:
                 where = path + (present[-1],)
-        return [document.diagnostic(code, override, where, key=at_key, hint=hint)]
+        fix = _prefix_fix(document, path, error) if keyword == "pattern" else None
+        return [document.diagnostic(code, override, where, key=at_key, hint=hint, fix=fix)]
     name = _name_of(path)
     value = error.instance
     if keyword == "type":
@@ -172,19 +176,22 @@ def _translate(error: Any, document: Document) -> list[Diagnostic]:
         message = f"'{value}' is not a valid {name}" if not isinstance(value, (dict, list)) else (
             f"{_describe_value(value)} is not a valid {name}")
         close = closest(str(value), canonical)
+        fix = None
         if close:
             message += f"; did you mean '{close}'?"
+            fix = _enum_fix(document, path, value, close)
         if len(canonical) == 1:
             message += f" (expected '{canonical[0]}')"
         else:
             message += " (expected one of: " + ", ".join(canonical) + ")"
-        return [document.diagnostic("AML104", message, path, hint=hint)]
+        return [document.diagnostic("AML104", message, path, hint=hint, fix=fix)]
     if keyword in ("minLength", "minItems", "minProperties"):
         what = {"minLength": "must not be empty", "minItems": "must list at least one item",
                 "minProperties": "must define at least one entry"}[keyword]
         return [document.diagnostic("AML106", f"'{name}' {what}", path, hint=hint)]
     if keyword == "pattern":
-        return [document.diagnostic("AML105", f"'{value}' is not a valid form for '{name}'", path, hint=hint)]
+        return [document.diagnostic("AML105", f"'{value}' is not a valid form for '{name}'", path, hint=hint,
+                                    fix=_prefix_fix(document, path, error))]
     if keyword in ("anyOf", "oneOf"):
         return [document.diagnostic(
             "AML107", f"'{name}' has a form that fits none of the accepted shapes ({_describe_value(value)})",
@@ -257,8 +264,10 @@ def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> 
         if ignored and not misspelt:
             message += ", which Azure ML accepts and ignores"
         hint = advice.get(key) or advice.get("*")
+        fix = None
         if misspelt:
             message += f"; did you mean '{close}'?"
+            fix = _key_fix(document, path, instance, str(key), close, candidates)
             if ignored:
                 message += f" (Azure ML ignores '{key}' here, so '{close}' is never set)"
         elif hint is None:
@@ -267,8 +276,48 @@ def _unknown_keys(error: Any, document: Document, path: Path_, schema: dict) -> 
         # it refuses the file.
         out.append(document.diagnostic("AML108" if ignored and not misspelt else "AML101", message,
                                        path + (key,), key=True, hint=hint,
-                                       service="accepts" if ignored else "rejects"))
+                                       service="accepts" if ignored else "rejects", fix=fix))
     return out
+
+
+# ----------------------------------------------------------------------------- fixes
+def _key_fix(document: Document, path: Path_, instance: dict, key: str, close: str,
+             candidates: list[str]) -> Fix | None:
+    """Rename a misspelt key, when the mapping does not set the meant key already and the
+    spelling is near that one key only."""
+    if close in instance:
+        return None
+    near = [c for c in candidates if c.lower() == key.lower()] or difflib.get_close_matches(
+        key, candidates, n=2, cutoff=0.7)
+    if near != [close]:
+        return None
+    edit = replace_scalar(document, path + (key,), close, key=True)
+    return Fix((edit,), title=f"rename '{key}' to '{close}'") if edit else None
+
+
+def _enum_fix(document: Document, path: Path_, value: Any, close: str) -> Fix | None:
+    """Replace an invalid enum value by the closest allowed one: unsafe, it changes the value."""
+    if not isinstance(value, str):
+        return None
+    edit = replace_scalar(document, path, close)
+    return Fix((edit,), safe=False, title=f"replace '{value}' with '{close}'") if edit else None
+
+
+# An asset written as a bare name, name:version or name@label: the `azureml:` form without its
+# prefix. A path (`./env.yml`), a URL or anything with spaces is not one.
+_BARE_ASSET = re.compile(r"(?:/subscriptions/\S+|[A-Za-z0-9][A-Za-z0-9_.-]*(?::[A-Za-z0-9_.-]+|@[A-Za-z0-9_.-]+)?)")
+
+
+def _prefix_fix(document: Document, path: Path_, error: Any) -> Fix | None:
+    """Add the missing `azureml:` prefix to a reference whose pattern then matches."""
+    value = error.instance
+    pattern = error.validator_value if error.validator == "pattern" else None
+    if (not isinstance(value, str) or not isinstance(pattern, str) or "azureml" not in pattern
+            or not _BARE_ASSET.fullmatch(value) or value.lower().endswith((".yml", ".yaml"))
+            or re.search(pattern, "azureml:" + value) is None):
+        return None
+    edit = replace_scalar(document, path, "azureml:" + value)
+    return Fix((edit,), title=f"write 'azureml:{value}'") if edit else None
 
 
 def _missing_keys(error: Any, document: Document, path: Path_) -> list[Diagnostic]:

@@ -59,6 +59,9 @@ class Rule:
     # written by tools/sdk_verdicts.py): "rejects" (the client refuses the spec), "accepts" (it
     # sends the spec to the service), "depends" (some cases each way); None: not established.
     service: str | None = None
+    # Whether findings can carry a fix (validator/fixes.py): "safe" (``aml-lint --fix`` applies
+    # it), "unsafe" (only with ``--unsafe-fixes``: it changes a value's meaning), or None.
+    fix: str | None = None
 
     def check(self, document: Document) -> Iterator[Diagnostic]:
         """The rule's findings on ``document``, each stamped with this rule's code and severity."""
@@ -68,7 +71,7 @@ class Rule:
                 raise TypeError(f"rule {self.code} yielded {type(finding).__name__}, not a Finding")
             yield document.diagnostic(self.code, finding.message, finding.at, key=finding.key,
                                       severity=self.severity, hint=finding.hint, span=finding.span,
-                                      service=finding.service)
+                                      service=finding.service, fix=finding.fix)
 
     @property
     def service_text(self) -> str | None:
@@ -81,10 +84,21 @@ class Rule:
                        "others to the service.",
         }.get(self.service or "")
 
+    @property
+    def fix_text(self) -> str | None:
+        """The rule's fix in one sentence, or None."""
+        return {
+            "safe": "Fix: safe. `aml-lint --fix` repairs findings that have one unambiguous repair.",
+            "unsafe": "Fix: unsafe. `aml-lint --fix --unsafe-fixes` applies the likeliest repair, which "
+                      "changes a value's meaning: review it.",
+        }.get(self.fix or "")
+
     def explain(self) -> str:
         parts = [f"{self.code} {self.name} ({self.severity})", "", self.summary, "", self.doc.strip()]
         if self.service_text:
             parts += ["", self.service_text]
+        if self.fix_text:
+            parts += ["", self.fix_text]
         if self.sources:
             parts += ["", "See:", *(f"    {url}" for url in self.sources)]
         parts += ["", "Bad:", "", textwrap.indent(self.bad.strip("\n"), "    "),
@@ -122,22 +136,28 @@ def _documentation(text: str) -> tuple[str, tuple[str, ...], str]:
     return "\n\n".join(paragraphs) + "\n", sources, provenance
 
 
+def _fixability(fix: str | None) -> str | None:
+    if fix not in (None, "safe", "unsafe"):
+        raise ValueError(f"a rule's fix is 'safe', 'unsafe' or None, not {fix!r}")
+    return fix
+
+
 def declare(code: str, name: str, severity: Severity, summary: str, *,
             doc: str, bad: str, good: str, stage: str, kinds: Iterable[str] = ALL_KINDS,
-            examples_are_runnable: bool = True) -> Rule:
+            examples_are_runnable: bool = True, fix: str | None = None) -> Rule:
     """Register a rule whose findings come from the loader, kind detection or the schema."""
     if code in REGISTRY:
         raise ValueError(f"duplicate rule code {code}")
     text, sources, provenance = _documentation(doc)
     rule = Rule(code, name, severity, summary, text, _clean(bad), _clean(good), stage,
-                frozenset(kinds), None, examples_are_runnable, sources, provenance)
+                frozenset(kinds), None, examples_are_runnable, sources, provenance, fix=_fixability(fix))
     REGISTRY[code] = rule
     return rule
 
 
 def check(code: str, name: str, severity: Severity, summary: str, *,
           bad: str, good: str, kinds: Iterable[str] = ALL_KINDS,
-          examples_are_runnable: bool = True) -> Callable[[CheckFunction], CheckFunction]:
+          examples_are_runnable: bool = True, fix: str | None = None) -> Callable[[CheckFunction], CheckFunction]:
     """Decorator registering a check function; its docstring is the rule's documentation."""
 
     def register(function: CheckFunction) -> CheckFunction:
@@ -145,7 +165,8 @@ def check(code: str, name: str, severity: Severity, summary: str, *,
             raise ValueError(f"duplicate rule code {code}")
         text, sources, provenance = _documentation(function.__doc__ or "")
         REGISTRY[code] = Rule(code, name, severity, summary, text, _clean(bad), _clean(good), "check",
-                              frozenset(kinds), function, examples_are_runnable, sources, provenance)
+                              frozenset(kinds), function, examples_are_runnable, sources, provenance,
+                              fix=_fixability(fix))
         return function
 
     return register

@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import gpu_sizes, pycode
-from ..diagnostic import Finding, Severity
+from ..diagnostic import Finding, Fix, Severity
+from ..edits import replace_scalar
 from ..loader import Document, Path_
 from ..references import is_local_path, resolve
 from ..suggest import closest
@@ -641,7 +642,7 @@ def local_compute_distributed(document: Document) -> Iterator[Finding]:
 @check("AML411", "default-compute-form", Severity.ERROR,
        "`settings.default_compute` is not `azureml:<name>`, `serverless` or `azureml:serverless`.",
        bad=PIPELINE.replace("default_compute: azureml:cpu-cluster", "default_compute: cpu-cluster"),
-       good=PIPELINE, kinds=("pipelineJob",))
+       good=PIPELINE, kinds=("pipelineJob",), fix="safe")
 def default_compute_form(document: Document) -> Iterator[Finding]:
     """
     Unlike a job's or a step's `compute`, `settings.default_compute` has no fallback for plain
@@ -668,11 +669,26 @@ def default_compute_form(document: Document) -> Iterator[Finding]:
             hint="default_compute: azureml:<cluster> (or serverless)")
         return
     name = text[len("azureml"):].lstrip(":/") if text.lower().startswith("azureml") else text
+    fix = _prefix_fix(document, path, value, name) if name else None
     name = name or "cpu-cluster"
     yield Finding(
         f"default_compute '{text}' is not a compute reference: the SDK accepts only "
         f"'azureml:<name>' or 'serverless' here; did you mean 'azureml:{name}'?", path,
-        hint=f"default_compute: azureml:{name}")
+        hint=f"default_compute: azureml:{name}", fix=fix)
+
+
+# A compute's name: letters, digits and hyphens (Azure's rule for compute names), so that the
+# prefixed form is the one evident repair.
+_COMPUTE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9-]{1,31}")
+
+
+def _prefix_fix(document: Document, path: Path_, value: str, name: str) -> Fix | None:
+    """Write a bare compute name as `azureml:<name>`. A misspelt prefix (`azure:cpu-cluster`)
+    is left to the user: the SDK reads that as another name, so no repair is the evident one."""
+    if value.strip() != name or not _COMPUTE_NAME.fullmatch(name):
+        return None
+    edit = replace_scalar(document, path, f"azureml:{name}", expected=value)
+    return Fix((edit,), title=f"write 'azureml:{name}'") if edit else None
 
 
 def _job_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
@@ -686,7 +702,7 @@ def _job_computes(document: Document) -> Iterator[tuple[Path_, Any, str]]:
 @check("AML412", "compute-without-prefix", Severity.WARNING,
        "A `compute:` names a cluster without the `azureml:` prefix.",
        bad=JOB.replace("azureml:cpu-cluster", "cpu-cluster"), good=JOB,
-       kinds=JOB_KINDS + PIPELINE_KINDS)
+       kinds=JOB_KINDS + PIPELINE_KINDS, fix="safe")
 def compute_without_prefix(document: Document) -> Iterator[Finding]:
     """
     The docs write an existing compute as `azureml:<name>` (or `local`, or a full ARM id). The
@@ -710,7 +726,8 @@ def compute_without_prefix(document: Document) -> Iterator[Finding]:
         name = name.lstrip("/") or text
         yield Finding(
             f"compute '{text}' has no 'azureml:' prefix: an existing compute is written "
-            f"'azureml:{name}'", path, hint=f"compute: azureml:{name}")
+            f"'azureml:{name}'", path, hint=f"compute: azureml:{name}",
+            fix=_prefix_fix(document, path, value, name))
 
 
 @check("AML413", "serverless-compute", Severity.INFO,

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from .. import expressions
-from ..diagnostic import Finding, Severity
+from ..diagnostic import Finding, Fix, Severity
+from ..edits import replace_span
 from ..loader import Document, Path_, count_before
 from ..suggest import closest
 from ._base import check
@@ -208,7 +209,7 @@ def _single_braces(document: Document, rewritten: bool) -> Iterator[tuple[Comman
 
 @check("AML205", "single-brace-reference", Severity.WARNING,
        "A command uses the deprecated single-brace form `{inputs.X}`.",
-       bad=JOB.replace("${{inputs.lr}}", "{inputs.lr}"), good=JOB, kinds=("commandJob", "sweepJob"))
+       bad=JOB.replace("${{inputs.lr}}", "{inputs.lr}"), good=JOB, kinds=("commandJob", "sweepJob"), fix="safe")
 def single_brace_reference(document: Document) -> Iterator[Finding]:
     """
     In a command job's command and a sweep's trial command, the SDK still rewrites `{inputs.x}`
@@ -222,14 +223,16 @@ def single_brace_reference(document: Document) -> Iterator[Finding]:
     https://github.com/Azure/azure-dev/blob/main/cli/azd/extensions/azure.ai.training/internal/utils/job_validator.go
     """
     for site, reference, span in _single_braces(document, rewritten=True):
+        # The SDK makes the same rewrite, so the fix keeps what the job runs: safe.
         yield Finding(f"'{reference.text}' is the deprecated single-brace form", site.path,
-                      hint=f"write '${{{{{reference.dotted}}}}}'", span=span)
+                      hint=f"write '${{{{{reference.dotted}}}}}'", span=span,
+                      fix=_brace_fix(document, reference, span, safe=True))
 
 
 @check("AML221", "single-brace-not-rewritten", Severity.ERROR,
        "A component's or pipeline step's command uses the single-brace form `{inputs.X}`, which nothing resolves there.",
        bad=COMPONENT_WITH_BRACES, good=COMPONENT_WITH_BRACES.replace("{inputs.lr}", "${{inputs.lr}}"),
-       kinds=("commandComponent", "pipelineJob", "pipelineComponent"))
+       kinds=("commandComponent", "pipelineJob", "pipelineComponent"), fix="unsafe")
 def single_brace_not_rewritten(document: Document) -> Iterator[Finding]:
     """
     azure-ai-ml rewrites the deprecated `{inputs.x}` to `${{inputs.x}}` only in a command job's
@@ -250,7 +253,17 @@ def single_brace_not_rewritten(document: Document) -> Iterator[Finding]:
             f"'{reference.text}' in the command of {site.owner} is sent to the service as it is "
             "written: only a command job's or a sweep's command has the single-brace form rewritten, "
             "so the script receives this text instead of the value",
-            site.path, hint=f"write '${{{{{reference.dotted}}}}}'", span=span)
+            site.path, hint=f"write '${{{{{reference.dotted}}}}}'", span=span,
+            # The script then receives the value instead of the literal text: a change of what
+            # runs, however evidently meant, so unsafe.
+            fix=_brace_fix(document, reference, span, safe=False))
+
+
+def _brace_fix(document: Document, reference: expressions.Reference, span: tuple[int, int, int],
+               safe: bool) -> Fix | None:
+    modern = "${{" + reference.dotted + "}}"
+    edit = replace_span(document, span, reference.text, modern)
+    return Fix((edit,), safe=safe, title=f"write '{modern}'") if edit else None
 
 
 @check("AML206", "command-context", Severity.ERROR,

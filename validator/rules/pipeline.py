@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from .. import expressions, graph, names
-from ..diagnostic import Diagnostic, Finding, Severity
+from ..diagnostic import Diagnostic, Finding, Fix, Severity
+from ..edits import replace_span
 from ..loader import Document, Path_, count_before
 from ..references import Referenced, is_arm_id, is_local_path, resolve, step_users
 from ..suggest import closest
@@ -632,7 +633,7 @@ def step_output_binding(document: Document) -> Iterator[Finding]:
 @check("AML507", "legacy-binding", Severity.WARNING,
        "A step binding uses the legacy form `${{inputs.X}}` instead of `${{parent.inputs.X}}`.",
        bad=PIPELINE.replace("raw: ${{parent.inputs.raw_data}}", "raw: ${{inputs.raw_data}}"), good=PIPELINE,
-       kinds=PIPELINES)
+       kinds=PIPELINES, fix="safe")
 def legacy_binding(document: Document) -> Iterator[Finding]:
     """
     The SDK still accepts the old forms `${{inputs.x}}`, `${{jobs.<step>.outputs.y}}` (in a step's
@@ -651,9 +652,13 @@ def legacy_binding(document: Document) -> Iterator[Finding]:
         if (binding.section == "outputs") != (context == "outputs"):
             continue  # a binding that is wrong there anyway (AML506)
         modern = _modern(binding)
+        span = binding.span(document)
+        # The SDK reads the legacy form as this very `parent.` form: the fix keeps the meaning.
+        edit = replace_span(document, span, binding.reference.text, modern)
         yield Finding(
             f"'{binding.reference.text}' is the legacy binding form; it means '{modern}'",
-            binding.path, span=binding.span(document), hint=f"write '{modern}'")
+            binding.path, span=span, hint=f"write '{modern}'",
+            fix=Fix((edit,), title=f"write '{modern}'") if edit else None)
 
 
 @check("AML508", "shared-pipeline-output", Severity.WARNING,

@@ -31,7 +31,7 @@ declare(
     error there too, since the setting it was meant to be is silently never applied.
     """,
     bad=JOB.replace("compute:", "comptue:"),
-    good=JOB, stage="schema")
+    good=JOB, stage="schema", fix="safe")
 
 declare(
     "AML108", "ignored-key", Severity.WARNING,
@@ -85,7 +85,7 @@ declare(
           .replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --data ${{inputs.data}}"),
     good=JOB.replace("  lr: 0.01\n", "  lr: 0.01\n  data:\n    type: uri_folder\n    path: azureml:churn-raw:3\n    mode: ro_mount\n")
            .replace("--lr ${{inputs.lr}}", "--lr ${{inputs.lr}} --data ${{inputs.data}}"),
-    stage="schema")
+    stage="schema", fix="unsafe")
 
 declare(
     "AML105", "invalid-reference", Severity.ERROR,
@@ -97,7 +97,7 @@ declare(
     `file:<path>` form, naming an environment YAML file, is accepted (AML810, AML811).
     """,
     bad=JOB.replace("azureml:sklearn-train:2", "sklearn-train:2"),
-    good=JOB, stage="schema")
+    good=JOB, stage="schema", fix="safe")
 
 declare(
     "AML106", "empty-value", Severity.ERROR,

@@ -1,0 +1,184 @@
+"""Apply the fixes findings carry: ``aml-lint --fix``, ``--unsafe-fixes`` and ``--diff``, and the
+API a language server uses for code actions.
+
+A fix (:class:`validator.diagnostic.Fix`) is a few text edits at the finding's span, so the
+rest of the file (comments, key order, quoting, line endings) is kept byte for byte. Safe fixes
+keep what the spec means; unsafe ones change a value's meaning and are applied only on request.
+One fix can reveal another finding (a key renamed into a mapping whose values were not checked
+before), so :func:`fix_text` lints again after each pass, up to :data:`MAX_PASSES` passes.
+
+For a language server::
+
+    from validator.fixes import apply_fixes, fixes_for
+
+    for diagnostic, fix in fixes_for(text, "job.yml"):          # each finding that has a fix
+        ...  # offer fix.edits (1-based line/column, end exclusive) as a code action, titled fix.title
+    fixed = apply_fixes(text, [diagnostic])                      # or apply them here
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+from .config import Config
+from .diagnostic import Diagnostic, Edit, Fix
+from .edits import line_starts, line_text
+from .engine import FileReport, lint_text
+
+MAX_PASSES = 5
+
+_BOM = "\ufeff"
+
+
+@dataclass
+class FixResult:
+    """What fixing one text did: the new text, the findings fixed (over every pass) and the
+    report of the fixed text."""
+
+    text: str
+    fixed: list[Diagnostic] = field(default_factory=list)
+    report: FileReport | None = None
+    original: str = ""
+
+    @property
+    def changed(self) -> bool:
+        return self.text != self.original
+
+
+def applicable(diagnostic: Diagnostic, unsafe: bool = False) -> bool:
+    """Whether ``diagnostic`` has a fix that ``--fix`` (``unsafe``: with ``--unsafe-fixes``) applies."""
+    return diagnostic.fix is not None and bool(diagnostic.fix.edits) and (unsafe or diagnostic.fix.safe)
+
+
+def _offsets(text: str, starts: list[int], edit: Edit) -> tuple[int, int] | None:
+    """(start, end) offsets of an edit, or None when it does not fit the text."""
+    line, column, end_line, end_column, _ = edit
+    first, last = line_text(text, starts, line), line_text(text, starts, end_line)
+    if first is None or last is None or not 0 < column <= len(first) + 1 or not 0 < end_column <= len(last) + 1:
+        return None
+    start, end = starts[line - 1] + column - 1, starts[end_line - 1] + end_column - 1
+    return (start, end) if start <= end else None
+
+
+def _apply(text: str, diagnostics: Iterable[Diagnostic], unsafe: bool) -> tuple[str, list[Diagnostic]]:
+    """``text`` with the fixes of ``diagnostics`` applied, and the diagnostics whose fix was.
+    A fix whose edits overlap one already taken waits for the next pass (the text is linted
+    again in between); a fix with the very same edits as one taken counts as applied."""
+    starts = line_starts(text)
+    taken: dict[tuple[int, int], str] = {}
+    applied: list[Diagnostic] = []
+    for diagnostic in sorted(diagnostics, key=lambda d: (d.line, d.column, d.code, d.message)):
+        if not applicable(diagnostic, unsafe):
+            continue
+        assert diagnostic.fix is not None
+        ranges = []
+        for edit in diagnostic.fix.edits:
+            span = _offsets(text, starts, edit)
+            if span is None:
+                break
+            ranges.append((span, edit[4]))
+        else:
+            if all(taken.get(span) == new for span, new in ranges):
+                applied.append(diagnostic)  # the same repair, found by two rules
+                continue
+            if any(_overlap(span, other) for span, _ in ranges for other in taken):
+                continue
+            taken.update(ranges)
+            applied.append(diagnostic)
+    for (start, end), new in sorted(taken.items(), reverse=True):
+        text = text[:start] + new + text[end:]
+    return text, applied
+
+
+def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    # Two insertions at one offset conflict too (their order would be a guess).
+    return a[0] < b[1] and b[0] < a[1] or a == b or (a[0] == a[1] == b[0]) or (b[0] == b[1] == a[0])
+
+
+def apply_fixes(text: str, diagnostics: Iterable[Diagnostic], unsafe: bool = False) -> str:
+    """``text`` with the fixes of ``diagnostics`` (findings on that very text) applied: the safe
+    ones, and with ``unsafe`` the unsafe ones too. Overlapping fixes: the first (by position)
+    wins; :func:`fix_text` lints again and applies the rest."""
+    return _apply(text, diagnostics, unsafe)[0]
+
+
+def fixes_for(text: str, path: str = "<stdin>", config: Config | None = None,
+              base_dir: Path | None = None) -> list[tuple[Diagnostic, Fix]]:
+    """Each finding on ``text`` (linted as ``path``, relative paths resolved from ``base_dir``,
+    default its folder) that carries a fix, safe or not, with that fix: what a language server
+    offers as code actions. ``Fix.edits`` are (line, column, end_line, end_column, new_text),
+    1-based, end exclusive, columns in characters; ``Fix.safe`` tells a quick fix from a change
+    of meaning; ``Fix.title`` names it."""
+    report = lint_text(text, path, config, base_dir)
+    return [(d, d.fix) for d in report.diagnostics if d.fix is not None and d.fix.edits]
+
+
+def fix_text(text: str, path: str = "<stdin>", config: Config | None = None,
+             base_dir: Path | None = None, *, unsafe: bool = False,
+             report: FileReport | None = None) -> FixResult:
+    """Apply fixes to ``text`` until none is left (at most :data:`MAX_PASSES` passes); ``report``
+    is its lint report when the caller has it already. A finding fixed once and found again is
+    not fixed twice (its fix did not hold: a bug of ours, not a reason to loop)."""
+    report = report if report is not None else lint_text(text, path, config, base_dir)
+    result = FixResult(text, report=report, original=text)
+    done: set[tuple[str, str, str]] = set()
+    for _ in range(MAX_PASSES):
+        candidates = [d for d in report.diagnostics if (d.code, d.pointer, d.message) not in done]
+        new, applied = _apply(result.text, candidates, unsafe)
+        if not applied or new == result.text:
+            break
+        done.update((d.code, d.pointer, d.message) for d in applied)
+        result.fixed.extend(applied)
+        result.text = new
+        report = result.report = lint_text(new, path, config, base_dir)
+    return result
+
+
+def unified_diff(before: str, after: str, path: str) -> str:
+    """A unified diff of one file, as ``--diff`` prints it (``--- path`` / ``+++ path``)."""
+    return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
+                                        fromfile=path, tofile=path))
+
+
+def write_atomically(path: Path, text: str, bom: bool = False) -> None:
+    """Replace the file at ``path`` (through a symbolic link, its target) with ``text`` in UTF-8:
+    written to a temporary file in the same folder, given the file's mode, then renamed over it,
+    so a reader never sees half a file. Line endings are the text's own."""
+    target = Path(os.path.realpath(path))
+    mode = stat.S_IMODE(os.stat(target).st_mode)
+    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(((_BOM if bom else "") + text).encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+
+
+def fix_report(report: FileReport, config: Config | None = None, *, unsafe: bool = False,
+               write: bool = True, raw: bytes | None = None) -> FixResult | None:
+    """Fix the file a lint report is about (its text is the report's), and write it back when
+    something changed and ``write``; None when nothing in it is fixable."""
+    if report.text is None or not any(applicable(d, unsafe) for d in report.diagnostics):
+        return None
+    path = Path(report.path)
+    result = fix_text(report.text, report.path, config, path.parent, unsafe=unsafe)
+    if write and result.changed:
+        if raw is None:
+            with open(path, "rb") as handle:
+                raw = handle.read(len(_BOM.encode()))
+        write_atomically(path, result.text, bom=raw.startswith(_BOM.encode()))
+    return result
