@@ -27,6 +27,8 @@ examples:
   aml-lint --explain AML101          what a rule checks, with a bad and a good example
   aml-lint --write-baseline b.json . record today's findings in b.json, then
   aml-lint --baseline b.json .       report only the findings not recorded there
+  aml-lint --diff jobs/              show what --fix would change, change nothing
+  aml-lint --fix jobs/               apply the safe fixes in place, then report what is left
 
 configuration: [tool.amllab.lint] in pyproject.toml (select, ignore, per-file-ignores,
 warnings-as-errors, max-file-size, baseline); inline: `# amllab: ignore[AML101]`,
@@ -54,6 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--extend-select", metavar="CODES", help="add codes to the configured selection")
     parser.add_argument("--ignore", metavar="CODES", help="skip these codes or prefixes")
     parser.add_argument("--strict", action="store_true", help="exit 1 on warnings too")
+    parser.add_argument("--fix", action="store_true",
+                        help="apply safe fixes in place (edits at each finding; comments and "
+                             "formatting elsewhere are kept), then report what remains; with '-', "
+                             "print the fixed text")
+    parser.add_argument("--unsafe-fixes", action="store_true",
+                        help="with --fix or --diff: also apply fixes that change a value's meaning "
+                             "(the closest allowed value for an invalid one)")
+    parser.add_argument("--diff", action="store_true",
+                        help="print a unified diff of what --fix would change and write nothing "
+                             "(exit 1 when there is a diff)")
     parser.add_argument("--config", type=Path, metavar="FILE",
                         help="read [tool.amllab.lint] from FILE instead of the nearest pyproject.toml")
     parser.add_argument("--isolated", action="store_true", help="ignore configuration files")
@@ -254,6 +266,11 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
             # At most the limit and one byte: `aml-lint - </dev/zero` must not fill the memory.
             raw = read_stream_limited(sys.stdin.buffer, config.max_file_size)
             result = LintResult([lint_bytes(raw, display, config, base)])
+            if args.fix or args.diff:
+                from .fixes import fix_stdin
+
+                return fix_stdin(raw, result, config, unsafe=args.unsafe_fixes, diff=args.diff,
+                                 verbose=args.verbose)
         else:
             missing = [p for p in paths if not _present(p)]
             if missing:
@@ -265,6 +282,14 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
 
     for sentence in result.unreadable:
         sys.stderr.write(report.printable(f"aml-lint: warning: {sentence}") + "\n")
+    fixed = None
+    if args.fix or args.diff:
+        # Fixed first: a baseline then records, or hides, what the fixes left.
+        from .fixes import fix_paths
+
+        fixed = fix_paths(result, config, unsafe=args.unsafe_fixes, diff=args.diff)
+        if args.diff:
+            return 1 if fixed else 0
     if args.write_baseline:
         return _write_baseline(args.write_baseline, result, config, previous)
     if baseline is not None:
@@ -288,6 +313,12 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
         if result.baselined is not None:  # SARIF has no summary: say what the baseline hid
             sys.stderr.write(report.summary(result, shown) + "\n")
     out.flush()
+    if fixed is not None:
+        sys.stderr.write(f"Fixed {fixed} finding{'' if fixed == 1 else 's'} ({len(shown)} remaining).\n")
+    elif any(d.fix is not None for d in shown):
+        from .fixes import fixable_notice
+
+        sys.stderr.write(fixable_notice(shown, args.unsafe_fixes))
 
     if result.internal_errors:
         return 2

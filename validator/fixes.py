@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import os
 import stat
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +30,7 @@ from typing import Iterable
 from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix
 from .edits import line_starts, line_text
-from .engine import FileReport, lint_text
+from .engine import FileReport, LintResult, lint_text
 
 MAX_PASSES = 5
 
@@ -182,3 +183,77 @@ def fix_report(report: FileReport, config: Config | None = None, *, unsafe: bool
                 raw = handle.read(len(_BOM.encode()))
         write_atomically(path, result.text, bom=raw.startswith(_BOM.encode()))
     return result
+
+
+# ----------------------------------------------------------------------------- the command line
+def fixable_notice(shown: list[Diagnostic], unsafe: bool = False) -> str:
+    """The line after a report that says how many findings ``--fix`` would repair ("" if none)."""
+    safe = sum(1 for d in shown if applicable(d))
+    more = sum(1 for d in shown if applicable(d, unsafe=True)) - safe
+    if not safe and not more:
+        return ""
+    if unsafe:
+        return f"{safe + more} fixable with `aml-lint --fix --unsafe-fixes`.\n"
+    text = f"{safe} fixable with `aml-lint --fix`" if safe else "none fixable with `aml-lint --fix`"
+    if more:
+        text += f" ({more} more with `--unsafe-fixes`)"
+    return text + ".\n"
+
+
+def fix_paths(result: LintResult, config: Config, *, unsafe: bool = False, diff: bool = False) -> int:
+    """``aml-lint --fix`` / ``--diff`` over a lint result: fix each file that has fixes, and
+    either write it and put its new report in ``result`` (``--fix``) or print its diff
+    (``--diff``). Returns how many findings were (or would be) fixed."""
+    fixed = 0
+    for index, report in enumerate(result.files):
+        try:
+            outcome = fix_report(report, config, unsafe=unsafe, write=not diff)
+        except OSError as error:
+            sys.stderr.write(f"aml-lint: error: cannot write {report.path}: {error.strerror or error}\n")
+            continue
+        if outcome is None or not outcome.changed:
+            continue
+        fixed += len(outcome.fixed)
+        if diff:
+            sys.stdout.write(unified_diff(outcome.original, outcome.text, report.path))
+        elif outcome.report is not None:
+            result.files[index] = outcome.report
+    if diff:
+        sys.stdout.flush()
+        sys.stderr.write(f"Would fix {fixed} finding{'' if fixed == 1 else 's'}.\n")
+    return fixed
+
+
+def fix_stdin(raw: bytes, result: LintResult, config: Config, *, unsafe: bool = False,
+              diff: bool = False, verbose: bool = False) -> int:
+    """``aml-lint --fix -``: the fixed text on standard output (``--diff``: its diff), what
+    remains on standard error. Exit status as for a lint: 1 when errors remain (``--diff``:
+    when there is a diff)."""
+    from . import report as reporting
+    from .diagnostic import Severity
+
+    file_report = result.files[0]
+    outcome = fix_report(file_report, config, unsafe=unsafe, write=False)
+    remaining = outcome.report if outcome is not None and outcome.report is not None else file_report
+    if diff:
+        changed = outcome is not None and outcome.changed
+        if changed:
+            assert outcome is not None
+            sys.stdout.write(unified_diff(outcome.original, outcome.text, file_report.path))
+        count = len(outcome.fixed) if changed and outcome is not None else 0
+        sys.stderr.write(f"Would fix {count} finding{'' if count == 1 else 's'}.\n")
+        return 1 if changed else 0
+    if outcome is not None and outcome.changed:
+        bom = raw.startswith(_BOM.encode())
+        data = ((_BOM if bom else "") + outcome.text).encode("utf-8")
+    else:
+        data = raw  # unchanged, byte for byte (also when it could not be read as text)
+    sys.stdout.flush()
+    sys.stdout.buffer.write(data) if hasattr(sys.stdout, "buffer") else sys.stdout.write(data.decode("utf-8", "replace"))
+    sys.stdout.flush()
+    floor = Severity.INFO if verbose else Severity.WARNING
+    shown = [d for d in remaining.diagnostics if d.severity >= floor]
+    reporting.write_text(LintResult([remaining]), shown, sys.stderr, color=False, verbose=verbose)
+    count = len(outcome.fixed) if outcome is not None else 0
+    sys.stderr.write(f"Fixed {count} finding{'' if count == 1 else 's'} ({len(shown)} remaining).\n")
+    return 1 if any(d.severity is Severity.ERROR for d in remaining.diagnostics) else 0

@@ -4,8 +4,16 @@ declares them so each has a code, a severity and documentation."""
 
 from __future__ import annotations
 
-from ..diagnostic import Severity
-from ._base import declare
+from typing import TYPE_CHECKING, Iterator
+from urllib.parse import urlsplit
+
+from ..diagnostic import Finding, Fix, Severity
+from ..edits import replace_scalar
+from ..kinds import schema_stem
+from ._base import check, declare
+
+if TYPE_CHECKING:
+    from ..loader import Document
 
 JOB = """\
 $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
@@ -183,3 +191,59 @@ declare(
     image: mcr.microsoft.com/azureml/openmpi4.1.0-ubuntu20.04
     """,
     good=JOB, stage="kind")
+
+
+# The current schema of each kind amllab checks, by the lower-case stem of a `$schema` URL.
+CURRENT_SCHEMAS = {stem: f"https://azuremlschemas.azureedge.net/latest/{name}.schema.json" for stem, name in {
+    "commandjob": "commandJob", "sweepjob": "sweepJob", "pipelinejob": "pipelineJob",
+    "commandcomponent": "commandComponent", "pipelinecomponent": "pipelineComponent",
+    "schedule": "schedule", "monitorschedule": "monitorSchedule"}.items()}
+_STEM_KINDS = {"commandjob": "commandJob", "sweepjob": "sweepJob", "pipelinejob": "pipelineJob",
+               "commandcomponent": "commandComponent", "pipelinecomponent": "pipelineComponent",
+               "schedule": "schedule", "monitorschedule": "schedule"}
+
+
+def outdated_schema(url: str) -> str | None:
+    """The current `$schema` URL for ``url`` when ``url`` is an outdated or misspelt address of
+    one of the kinds amllab checks (``http://azureml/sdk-2-0/CommandJob.json``, a preview blob,
+    a file name in the wrong case); else None."""
+    current = CURRENT_SCHEMAS.get(schema_stem(url))
+    if current is None or url == current:
+        return None
+    parts = urlsplit(url.strip())
+    host, folder = parts.netloc.lower(), parts.path.rsplit("/", 2)[0].lower()
+    if host in ("azureml", "azuremlsdk2.blob.core.windows.net"):
+        return current
+    if host == "azuremlschemas.azureedge.net" and folder == "/latest":
+        return current
+    return None
+
+
+@check("AML014", "outdated-schema-url", Severity.WARNING,
+       "`$schema` is an old or misspelt address of the kind's schema, which editors cannot fetch.",
+       bad=JOB.replace("https://azuremlschemas.azureedge.net/latest/commandJob.schema.json",
+                       "http://azureml/sdk-2-0/CommandJob.json"),
+       good=JOB, fix="safe")
+def outdated_schema_url(document: Document) -> Iterator[Finding]:
+    """
+    Azure ML ignores `$schema`; editors (VS Code's YAML extension) download it to check and
+    complete the file. The preview's addresses (`http://azureml/sdk-2-0/CommandJob.json`, on a
+    host that does not exist, and `https://azuremlsdk2.blob.core.windows.net/preview/0.0.1/...`)
+    and a file name in the wrong case (`CommandJob.schema.json`: the address is case-sensitive)
+    are not the schemas the YAML reference publishes, so the editor checks the file against
+    nothing or against the preview's rules. The fix writes the current address of the same kind:
+    what the service runs does not change.
+
+    See: reference-yaml-overview
+    """
+    data = document.data if isinstance(document.data, dict) else {}
+    url = data.get("$schema")
+    if not isinstance(url, str):
+        return
+    current = outdated_schema(url)
+    if current is None or _STEM_KINDS.get(schema_stem(url)) != document.kind:
+        return  # a `$schema` of another kind is AML011's
+    edit = replace_scalar(document, ("$schema",), current)
+    yield Finding(f"'$schema: {url}' is an outdated address of the schema; the current one is '{current}'",
+                  ("$schema",), hint=f"$schema: {current}",
+                  fix=Fix((edit,), title="write the current $schema URL") if edit else None)
