@@ -10,20 +10,34 @@ from pathlib import Path
 from validator.config import Config
 from validator.diagnostic import Severity
 from validator.engine import LintResult, lint_file
+from validator.fixes import FixResult, fix_report
 from validator.report import write_text
 
 ROOT = Path(__file__).resolve().parent.parent
 GOLDEN = ROOT / "tests" / "golden"
 
 
+# Beside a fixable case `fail_x.yml`, `fail_x.fixed.yml` holds what `aml-lint --fix` makes of it
+# (tests/validator/test_fixes.py): an expected result, not a case of its own.
+FIXED_SUFFIX = ".fixed.yml"
+
+
+def is_fixed_file(path: Path) -> bool:
+    return path.name.endswith(FIXED_SUFFIX)
+
+
+def fixed_file(case: Path) -> Path:
+    """Where the expected result of fixing ``case`` is kept."""
+    return case.with_name(case.name[: -len(case.suffix)] + FIXED_SUFFIX)
+
+
 def case_files() -> list[Path]:
-    return sorted(p for p in GOLDEN.rglob("*") if p.suffix in (".yml", ".yaml"))
+    return sorted(p for p in GOLDEN.rglob("*") if p.suffix in (".yml", ".yaml") and not is_fixed_file(p))
 
 
-def render(case: Path) -> str:
-    """What `aml-lint --isolated --color never [ARGS] <case>` prints, where ARGS come from an
-    optional <case>.args file (only -v, --max-file-size and --workspace, relative to the case's
-    folder, are understood)."""
+def case_config(case: Path) -> tuple[Config, list[str]]:
+    """The configuration a case is linted with, and the arguments of its optional .args file
+    (only -v, --max-file-size and --workspace, relative to the case's folder, are understood)."""
     config = Config(root=ROOT)
     args: list[str] = []
     args_file = case.with_suffix(".args")
@@ -34,6 +48,20 @@ def render(case: Path) -> str:
         if "--workspace" in args:
             folder = case.parent / args[args.index("--workspace") + 1]
             config = config.with_overrides(workspace=folder.relative_to(ROOT))
+    return config, args
+
+
+def fix_case(case: Path, unsafe: bool = False) -> FixResult | None:
+    """What `aml-lint --isolated --fix [--unsafe-fixes] [ARGS] <case>` makes of a case (None:
+    nothing to fix), without writing it."""
+    config, _ = case_config(case)
+    report = lint_file(case, config, display=case.relative_to(ROOT).as_posix())
+    return fix_report(report, config, unsafe=unsafe, write=False, base_dir=case.parent)
+
+
+def render(case: Path) -> str:
+    """What `aml-lint --isolated --color never [ARGS] <case>` prints, ARGS from its .args file."""
+    config, args = case_config(case)
     verbose = "-v" in args
     relative = case.relative_to(ROOT).as_posix()
     report = lint_file(case, config, display=relative)

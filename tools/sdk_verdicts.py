@@ -68,7 +68,8 @@ for path in sys.argv[1:]:
 
 def golden_cases(prefix: str) -> dict[str, list[Path]]:
     """Each rule's golden cases whose name starts with ``prefix`` (``fail_`` or ``pass_``)."""
-    return {folder.name: sorted(folder.glob(f"{prefix}*.yml"))
+    # `<case>.fixed.yml` is what `aml-lint --fix` makes of a case, not a case.
+    return {folder.name: sorted(p for p in folder.glob(f"{prefix}*.yml") if not p.name.endswith(".fixed.yml"))
             for folder in sorted(GOLDEN.iterdir()) if folder.is_dir() and folder.name.startswith("AML")}
 
 

@@ -170,13 +170,14 @@ def write_atomically(path: Path, text: str, bom: bool = False) -> None:
 
 
 def fix_report(report: FileReport, config: Config | None = None, *, unsafe: bool = False,
-               write: bool = True, raw: bytes | None = None) -> FixResult | None:
-    """Fix the file a lint report is about (its text is the report's), and write it back when
-    something changed and ``write``; None when nothing in it is fixable."""
+               write: bool = True, raw: bytes | None = None, base_dir: Path | None = None) -> FixResult | None:
+    """Fix the file a lint report is about (its text is the report's; relative paths in it are
+    resolved from ``base_dir``, default the file's folder), and write it back when something
+    changed and ``write``; None when nothing in it is fixable."""
     if report.text is None or not any(applicable(d, unsafe) for d in report.diagnostics):
         return None
     path = Path(report.path)
-    result = fix_text(report.text, report.path, config, path.parent, unsafe=unsafe)
+    result = fix_text(report.text, report.path, config, base_dir or path.parent, unsafe=unsafe, report=report)
     if write and result.changed:
         if raw is None:
             with open(path, "rb") as handle:

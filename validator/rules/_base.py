@@ -69,6 +69,8 @@ class Rule:
         for finding in self.function(document):
             if not isinstance(finding, Finding):
                 raise TypeError(f"rule {self.code} yielded {type(finding).__name__}, not a Finding")
+            if finding.fix is not None and self.fix is None:
+                raise TypeError(f"rule {self.code} is declared without a fix but yielded one (declare fix=...)")
             yield document.diagnostic(self.code, finding.message, finding.at, key=finding.key,
                                       severity=self.severity, hint=finding.hint, span=finding.span,
                                       service=finding.service, fix=finding.fix)

@@ -211,7 +211,7 @@ def outdated_schema(url: str) -> str | None:
     if current is None or url == current:
         return None
     parts = urlsplit(url.strip())
-    host, folder = parts.netloc.lower(), parts.path.rsplit("/", 2)[0].lower()
+    host, folder = parts.netloc.lower(), parts.path.rsplit("/", 1)[0].lower()
     if host in ("azureml", "azuremlsdk2.blob.core.windows.net"):
         return current
     if host == "azuremlschemas.azureedge.net" and folder == "/latest":
