@@ -40,6 +40,8 @@ def render() -> str:
                 rule.doc.strip()]
         if rule.service_text:
             out += ["", rule.service_text]
+        if rule.fix_text:
+            out += ["", rule.fix_text]
         if rule.sources:
             out += ["", "See:", "", *(f"- <{url}>" for url in rule.sources)]
         out += ["", "Bad:", "", "```yaml", rule.bad.rstrip("\n"), "```", "",

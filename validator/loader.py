@@ -20,7 +20,7 @@ from typing import Any, BinaryIO, Iterator, NamedTuple
 import yaml
 from yaml.constructor import SafeConstructor
 
-from .diagnostic import Diagnostic, Edit, Fix, Severity
+from .diagnostic import Diagnostic, Fix, Severity
 from .paths import resolved
 
 try:  # libyaml's composer is ~10x faster and keeps marks
