@@ -18,6 +18,7 @@ SERVICE: dict[str, str] = {
     "AML011": "depends",
     "AML012": "accepts",
     "AML013": "rejects",
+    "AML014": "accepts",
     "AML101": "depends",
     "AML102": "rejects",
     "AML103": "accepts",
