@@ -219,7 +219,7 @@ def _finish(report: FileReport, config: Config) -> FileReport:
             diagnostic = replace(diagnostic, severity=rule.severity)
         kept.append(diagnostic)
     kept = suppress.apply(path, kept, suppress.parse(text), set(RULES),
-                          lambda code: config.enabled(code, path))
+                          lambda code: config.enabled(code, path), text=text)
     escalated = set()
     for diagnostic in kept:
         severity = config.severity(diagnostic.code, diagnostic.severity)

@@ -130,7 +130,9 @@ def fix_text(text: str, path: str = "<stdin>", config: Config | None = None,
     result = FixResult(text, report=report, original=text)
     done: set[tuple[str, str, str]] = set()
     for _ in range(MAX_PASSES):
-        candidates = [d for d in report.diagnostics if (d.code, d.pointer, d.message) not in done]
+        # Only this file's findings: their edits are positions in this text.
+        candidates = [d for d in report.diagnostics
+                      if d.path == report.path and (d.code, d.pointer, d.message) not in done]
         new, applied = _apply(result.text, candidates, unsafe)
         if not applied or new == result.text:
             break

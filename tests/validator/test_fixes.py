@@ -297,6 +297,27 @@ def test_fixing_any_variant_removes_what_it_fixed_and_is_idempotent(variant: tup
     assert _errors(outcome.report.diagnostics) <= _errors(before.diagnostics)
     again = fix_text(outcome.text, path, config, case.parent, unsafe=unsafe)
     assert again.text == outcome.text
-    # Outside the edited spans nothing changed: every comment is still there.
-    assert [line for line in text.splitlines() if line.lstrip().startswith("#")] == \
-        [line for line in outcome.text.splitlines() if line.lstrip().startswith("#")]
+    # Outside the edited spans nothing changed: every comment is still there (but the unused
+    # suppressions AML012's fix removes).
+    def comments(text: str) -> list[str]:
+        return [line for line in text.splitlines() if line.lstrip().startswith("#") and "amllab:" not in line]
+
+    assert comments(text) == comments(outcome.text)
+
+
+def test_unused_suppressions_are_removed_and_used_codes_kept() -> None:
+    text = FIXED.replace("mode: rw_mount", "mode: ro_mount").replace(
+        "compute: azureml:cpu-cluster", "compute: local  # amllab: ignore[AML101, AML413]")
+    outcome = fix_text(text, "job.yml", Config())
+    assert "compute: local\n" in outcome.text
+    assert [d.code for d in outcome.fixed] == ["AML012", "AML012"]  # one edit repairs both
+    # A `#` inside a quoted value is no comment: nothing is offered there.
+    quoted = FIXED.replace("compute: azureml:cpu-cluster",
+                           "compute: azureml:cpu-cluster\ndisplay_name: 'run # amllab: ignore[AML101]'")
+    assert not [d for d, _ in fixes_for(quoted, "job.yml") if d.code == "AML012"]
+
+
+def test_a_used_code_stays_in_its_suppression() -> None:
+    text = FIXED.replace("compute: azureml:cpu-cluster", "comptue: azureml:cpu-cluster  # amllab: ignore[AML101, AML999]")
+    outcome = fix_text(text, "job.yml", Config())
+    assert "comptue: azureml:cpu-cluster  # amllab: ignore[AML101]\n" in outcome.text

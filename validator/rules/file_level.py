@@ -175,7 +175,7 @@ declare(
     A suppression naming a code that does not exist is reported too. Like ruff's RUF100.
     """,
     bad=JOB.replace("compute: azureml:cpu-cluster", "compute: azureml:cpu-cluster  # amllab: ignore[AML101]"),
-    good=JOB, stage="engine")
+    good=JOB, stage="engine", fix="safe")
 
 declare(
     "AML013", "other-kind", Severity.INFO,
