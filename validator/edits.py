@@ -18,6 +18,8 @@ import yaml
 from .diagnostic import Edit
 from .loader import Document, Path_
 
+_SCANNER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml scans ~20x faster
+
 # The line breaks YAML (libyaml) counts, so that positions and offsets agree.
 _BREAK = re.compile(r"\r\n|[\r\n\x85\u2028\u2029]")
 
@@ -49,8 +51,8 @@ def uses_aliases(document: Document) -> bool:
     cached = document.__dict__.get("_uses_aliases")
     if cached is None:
         try:
-            cached = any(isinstance(token, yaml.AliasToken)
-                         for token in yaml.scan(document.text, Loader=yaml.SafeLoader))
+            cached = "*" in document.text and any(
+                isinstance(token, yaml.AliasToken) for token in yaml.scan(document.text, Loader=_SCANNER))
         except yaml.YAMLError:
             cached = True  # not sure: no fixes
         document.__dict__["_uses_aliases"] = cached
