@@ -14,6 +14,10 @@ For a language server::
     for diagnostic, fix in fixes_for(text, "job.yml"):          # each finding that has a fix
         ...  # offer fix.edits (1-based line/column, end exclusive) as a code action, titled fix.title
     fixed = apply_fixes(text, [diagnostic])                      # or apply them here
+
+A server that already holds a file's diagnostics (from ``validator.lint_text``) reads each one's
+``fix`` directly. Edit columns count characters (code points), as a Diagnostic's do; LSP counts
+UTF-16 units by default, so convert where a line has characters outside the BMP.
 """
 
 from __future__ import annotations
