@@ -321,3 +321,14 @@ def test_a_used_code_stays_in_its_suppression() -> None:
     text = FIXED.replace("compute: azureml:cpu-cluster", "comptue: azureml:cpu-cluster  # amllab: ignore[AML101, AML999]")
     outcome = fix_text(text, "job.yml", Config())
     assert "comptue: azureml:cpu-cluster  # amllab: ignore[AML101]\n" in outcome.text
+
+
+def test_the_language_server_offers_a_findings_own_fix() -> None:
+    from validator.lsp.edits import Edit, fixes_for as lsp_fixes_for
+
+    report = lint_text(JOB, "job.yml")
+    by_code = {d.code: d for d in report.diagnostics}
+    (fix,) = lsp_fixes_for(by_code["AML105"], JOB)  # no message-based fixer for AML105
+    assert fix.edits == (Edit(5, 14, 5, 29, "azureml:sklearn-train:2"),) and fix.preferred
+    (unsafe,) = lsp_fixes_for(by_code["AML104"], JOB)
+    assert not unsafe.preferred and unsafe.title.endswith("(changes the value)")

@@ -6,6 +6,10 @@ coordinates (1-based lines and columns, end exclusive). The language server turn
 actions; ``aml-lint --fix`` can apply the same edits to files. A rule gains a fix by one entry in
 :data:`FIXERS`, keyed by its code; a fixer returns ``None`` when it cannot be sure of the edit
 (the text moved since the lint, a message it cannot read), and then no fix is offered.
+
+A finding that carries its own fix (``Diagnostic.fix``: what ``aml-lint --fix`` applies,
+validator/fixes.py) is offered that fix first; an unsafe one (it changes a value's meaning) is
+not marked preferred.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ class Edit:
 class Fix:
     title: str
     edits: tuple[Edit, ...]
+    # Whether an editor may apply it as the quick fix (false for a change of meaning).
+    preferred: bool = True
 
 
 Fixer = Callable[[Diagnostic, str], "Fix | None"]
@@ -73,6 +79,11 @@ FIXERS: dict[str, Fixer] = {code: replace_with_suggestion for code in (
 
 def fixes_for(diagnostic: Diagnostic, text: str) -> list[Fix]:
     """The fixes on offer for ``diagnostic`` found in ``text`` (empty: none)."""
+    own = diagnostic.fix
+    if own is not None and own.edits:
+        title = own.title[:1].upper() + own.title[1:] if own.title else "Fix"
+        return [Fix(title if own.safe else f"{title} (changes the value)",
+                    tuple(Edit(*edit) for edit in own.edits), preferred=own.safe)]
     fixer = FIXERS.get(diagnostic.code)
     if fixer is None:
         return []

@@ -261,7 +261,7 @@ def code_action(ls: AmlLintServer, params: types.CodeActionParams) -> list[types
                 new_text=e.new_text) for e in fix.edits]
             actions.append(types.CodeAction(
                 title=fix.title, kind=types.CodeActionKind.QuickFix,
-                diagnostics=[ls.to_lsp(document, diagnostic)], is_preferred=True,
+                diagnostics=[ls.to_lsp(document, diagnostic)], is_preferred=fix.preferred,
                 edit=types.WorkspaceEdit(changes={uri: text_edits})))
     return actions
 
