@@ -255,8 +255,12 @@ def fix_stdin(raw: bytes, result: LintResult, config: Config, *, unsafe: bool = 
         data = ((_BOM if bom else "") + outcome.text).encode("utf-8")
     else:
         data = raw  # unchanged, byte for byte (also when it could not be read as text)
+    # As bytes: the text's own line endings, whatever the platform's text mode would make of them.
     sys.stdout.flush()
-    sys.stdout.buffer.write(data) if hasattr(sys.stdout, "buffer") else sys.stdout.write(data.decode("utf-8", "replace"))
+    if hasattr(sys.stdout, "buffer"):
+        sys.stdout.buffer.write(data)
+    else:  # a test's StringIO
+        sys.stdout.write(data.decode("utf-8", "replace"))
     sys.stdout.flush()
     floor = Severity.INFO if verbose else Severity.WARNING
     shown = [d for d in remaining.diagnostics if d.severity >= floor]

@@ -332,3 +332,14 @@ def test_the_language_server_offers_a_findings_own_fix() -> None:
     assert fix.edits == (Edit(5, 14, 5, 29, "azureml:sklearn-train:2"),) and fix.preferred
     (unsafe,) = lsp_fixes_for(by_code["AML104"], JOB)
     assert not unsafe.preferred and unsafe.title.endswith("(changes the value)")
+
+
+def test_fix_through_a_symbolic_link_rewrites_its_target(tmp_path: Path) -> None:
+    from validator.fixes import write_atomically
+
+    target = tmp_path / "real.yml"
+    target.write_text(JOB)
+    link = tmp_path / "job.yml"
+    link.symlink_to(target)
+    write_atomically(link, FIXED)
+    assert link.is_symlink() and target.read_text() == FIXED
