@@ -6,11 +6,15 @@ it logs over HTTP to the workspace's tracking server on the service."""
 from __future__ import annotations
 
 import json
+import os
+import re
+import signal
+import time
 from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, lab, submit, write_job  # noqa: F401
+from amlrun import aml_run, lab, pid_gone, submit, wait_for, write_job  # noqa: F401
 from runner import jobs, mlflow_server
 from runner.workspace import Workspace
 
@@ -87,6 +91,83 @@ def test_a_pip_install_of_mlflow_in_the_command_logs_through_a_loopback_server(l
     assert "client 2.18.0 http://127.0.0.1:" in user, user
     assert "its command installs mlflow-skinny==2.18.0" in log, log
     assert record["metrics"]["accuracy"] == 0.75
+
+
+def test_a_sweeps_trials_share_one_server_and_the_controller_reads_their_metrics(lab: Path) -> None:
+    folder = lab / "own-mlflow-sweep"
+    _conda_file(folder, OLD_MLFLOW)
+    (folder / "src").mkdir(exist_ok=True)
+    (folder / "src" / "main.py").write_text(
+        "import sys, mlflow\n"
+        "assert mlflow.__version__ == '2.18.0', mlflow.__version__\n"
+        "for step in range(3):\n"
+        "    mlflow.log_metric('score', float(sys.argv[1]) * (step + 1), step=step)\n")
+    (folder / "sweep.yml").write_text("""\
+$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+type: sweep
+trial:
+  code: src
+  command: python main.py ${{search_space.x}}
+  environment:
+    image: python:3.11-slim
+    conda_file: conda.yml
+sampling_algorithm: grid
+search_space:
+  x: {type: choice, values: [1, 2, 3]}
+objective: {goal: maximize, primary_metric: score}
+limits: {max_total_trials: 3, max_concurrent_trials: 2}
+early_termination: {type: median_stopping, evaluation_interval: 1, delay_evaluation: 5}
+""")
+    name = submit(lab, folder / "sweep.yml")
+    workspace = Workspace.locate(lab / ".amllab")
+    record = jobs.wait(workspace, name, timeout=300)
+    trials = [row["name"] for row in jobs.list_jobs(workspace, parent=name)]
+    logs = [_system_log(workspace, trial) for trial in trials]
+    assert record["status"] == "Completed", _system_log(workspace, name) + "".join(logs)
+    urls = {re.search(r"loopback MLflow server \((http://127.0.0.1:\d+)\)", log).group(1) for log in logs}
+    assert len(trials) == 3 and len(urls) == 1, logs
+    assert sum(log.count("MLflow server http://") for log in logs) == 1  # started once, for the first trial
+    shown = jobs.show(workspace, name)
+    assert shown["best_trial"]["params"] == {"x": 3} and shown["best_trial"]["metric"] == 9.0, shown
+
+
+def _servers_over(workspace: Workspace) -> list[int]:
+    """The loopback servers' processes (watcher, mlflow server, uvicorn) over this workspace's store."""
+    found = []
+    needle = str(workspace.folder / "mlflow.db").encode()
+    for entry in os.listdir("/proc"):
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if entry.isdigit() and needle in argv and (b"mlflow_server" in argv or b"uvicorn" in argv
+                                                   or b"mlflow\0server" in argv) and not pid_gone(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+def test_a_killed_supervisor_leaves_no_server_behind(tmp_path: Path) -> None:
+    (tmp_path / ".amllab").mkdir()
+    folder = tmp_path / "killed"
+    _conda_file(folder, OLD_MLFLOW)
+    spec = write_job(folder, "job", """\
+        command: python -c "import time; print('up', flush=True); time.sleep(600)"
+        environment:
+          image: python:3.11-slim
+          conda_file: conda.yml
+        """)
+    name = submit(tmp_path, spec)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    running = wait_for(workspace, name, "Running", timeout=300)
+    servers = _servers_over(workspace)
+    assert len(servers) >= 2, servers  # the watcher and the server (uvicorn's worker may be its own)
+    os.kill(running["supervisor"]["pid"], signal.SIGKILL)
+    deadline = time.monotonic() + 15
+    while _servers_over(workspace) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _servers_over(workspace)
+    # The next look at the job finds its supervisor gone and ends it (its command too).
+    assert jobs.wait(workspace, name, timeout=60)["status"] == "Failed"
 
 
 # -- the decision ------------------------------------------------------------------------------
