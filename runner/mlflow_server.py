@@ -252,7 +252,8 @@ def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Cal
 
 def pids() -> frozenset[int]:
     """The watchers of this process's servers (a sweep of a job's strays leaves them alone)."""
-    return frozenset(server.process.pid for server in _SERVERS.values() if server.process is not None)
+    servers = tuple(_SERVERS.values())  # a trial may be adding one meanwhile
+    return frozenset(server.process.pid for server in servers if server.process is not None)
 
 
 def stop_all() -> None:
