@@ -298,8 +298,11 @@ def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracki
     built = {}
     if extra.get("AMLLAB_ENV_BIN"):  # the shared build the job's venv is layered over
         built = mlflow_server.clients_in(envbuild.site_packages(Path(extra["AMLLAB_ENV_BIN"]).parent))
+    command, requirements = plan.command or "", plan.environment.get("requirements") or ()
+    if not built and "mlflow" not in " ".join([command, *requirements]).lower():
+        return None  # most jobs: not a word of MLflow to weigh
     base = mlflow_server.base_version()
-    reason = mlflow_server.own_mlflow(plan.command or "", plan.environment.get("requirements") or (), base, built)
+    reason = mlflow_server.own_mlflow(command, requirements, base, built)
     if reason is None:
         return None
     url = mlflow_server.tracking_uri_for(plan.tracking_uri, tracking.artifact_root or

@@ -145,14 +145,14 @@ def base_version() -> str:
 
 
 def clients_in(site_packages: Path) -> dict[str, str]:
-    """The MLflow clients installed in one site-packages folder (an environment's build)."""
-    from importlib import metadata
-
+    """The MLflow clients installed in one site-packages folder (an environment's build), read
+    from their ``<name>-<version>.dist-info`` folders' names (no metadata to load: a few
+    microseconds for the many builds without one)."""
     found = {}
-    for dist in metadata.distributions(path=[str(site_packages)]):
-        name = dist.metadata["Name"]
-        if name and _canonical(name) in _CLIENTS:
-            found[_canonical(name)] = dist.version
+    for info in site_packages.glob("[mM][lL][fF]low*.dist-info"):
+        name, _, version = info.name[: -len(".dist-info")].partition("-")
+        if version and _canonical(name) in _CLIENTS:
+            found[_canonical(name)] = version
     return found
 
 

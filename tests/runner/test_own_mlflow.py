@@ -219,3 +219,11 @@ def test_what_the_built_environment_holds_decides_over_what_it_asked_for() -> No
     assert mlflow_server.own_mlflow("python train.py", ["azureml-mlflow"], BASE, {"mlflow-skinny": "2.18.0"}) \
         == "its environment installs mlflow-skinny 2.18.0"
     assert mlflow_server.own_mlflow("python train.py", ["azureml-mlflow"], BASE, {}) is None
+
+
+def test_the_clients_a_build_holds_are_read_from_its_dist_info_folders(tmp_path: Path) -> None:
+    for folder in ("mlflow_skinny-2.18.0.dist-info", "mlflow_export-1.0.dist-info", "numpy-1.26.4.dist-info",
+                   "mlflow"):
+        (tmp_path / folder).mkdir()
+    assert mlflow_server.clients_in(tmp_path) == {"mlflow-skinny": "2.18.0"}
+    assert mlflow_server.clients_in(tmp_path / "absent") == {}
