@@ -272,6 +272,9 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, extra, run, run_dir)
+    server = loopback_tracking(plan, extra, log, tracking)
+    if server:
+        env["MLFLOW_TRACKING_URI"] = server
     # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
     env.update({key: value for key, value in binding_variables(plan, values).items()
                 if key not in (plan.environment_variables or {})})
@@ -280,6 +283,34 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
         # A sweep trial also sees its inputs, outputs and hyperparameters as AZUREML_SWEEP_<name>.
         env.update({prefix + key.split(".", 1)[1]: value for key, value in values.items() if value is not None})
     return values, env
+
+
+def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracking: Tracking) -> str | None:
+    """The URL of a loopback MLflow server when the job brings its own MLflow client, which
+    must not open the workspace's SQLite store (runner/mlflow_server.py); None otherwise: the
+    job logs to the store directly, the faster way. A job whose spec sets MLFLOW_TRACKING_URI
+    keeps it, and a workspace whose store already is a server needs none."""
+    from . import envbuild, mlflow_server
+    from .tracking import is_local_store
+
+    if not is_local_store(plan.tracking_uri) or "MLFLOW_TRACKING_URI" in (plan.environment_variables or {}):
+        return None
+    built = {}
+    if extra.get("AMLLAB_ENV_BIN"):  # the shared build the job's venv is layered over
+        built = mlflow_server.clients_in(envbuild.site_packages(Path(extra["AMLLAB_ENV_BIN"]).parent))
+    command, requirements = plan.command or "", plan.environment.get("requirements") or ()
+    if not built and "mlflow" not in " ".join([command, *requirements]).lower():
+        return None  # most jobs: not a word of MLflow to weigh
+    base = mlflow_server.base_version()
+    reason = mlflow_server.own_mlflow(command, requirements, base, built)
+    if reason is None:
+        return None
+    url = mlflow_server.tracking_uri_for(plan.tracking_uri, tracking.artifact_root or
+                                         Path(plan.workspace) / "mlruns", Path(plan.workspace) / "logs", log)
+    log(f"MLflow: the job logs through a loopback MLflow server ({url}) rather than to the store directly: "
+        f"{reason}, and another MLflow's client cannot open a store of aml-run's MLflow {base}; over HTTP "
+        "any client version works, as with the workspace's tracking server on the service")
+    return url
 
 
 def binding_variables(plan: CommandPlan, values: dict[str, str | None]) -> dict[str, str]:

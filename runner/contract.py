@@ -149,8 +149,10 @@ class Walk:
 
     def keep(self) -> frozenset[int]:
         """Processes of the supervisor's own that a sweep of strays must leave alone: the
-        tracking agent, when this supervisor started it."""
-        return frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set())
+        tracking agent, when this supervisor started it, and its loopback MLflow servers."""
+        from . import mlflow_server
+
+        return frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set()) | mlflow_server.pids()
 
     def enter(self, state: str, **fields: Any) -> None:
         if status.transition(self.run_dir, state, **fields):

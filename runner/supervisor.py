@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from . import executors  # noqa: F401 (registers every job type's executor)
-from . import contract, process, status
+from . import contract, mlflow_server, process, status
 from .contract import canceled_before_running, executor_of
 
 
@@ -40,7 +40,10 @@ def supervise(run_dir: Path) -> int:
         outcome = canceled_before_running()
     finally:
         job.cancel.interruptible = False
-    job.finalize(outcome)
+    try:
+        job.finalize(outcome)
+    finally:
+        mlflow_server.stop_all()
     return 0
 
 

@@ -1,0 +1,325 @@
+"""A loopback MLflow tracking server for the jobs that bring their own MLflow.
+
+Every job logs to the workspace's store. Most open its SQLite file directly (``sqlite:///``),
+the fastest way; but a job whose environment pins another MLflow (``mlflow<2.19`` in its conda
+file) or whose command installs one (``pip install 'mlflow<2.19' && python train.py``, as
+Microsoft's sweep example does) gets a client that refuses, or would migrate, a store of
+aml-run's MLflow's schema. On the service, jobs log over HTTP to the workspace's tracking
+server, so any client version works; here such a job gets ``MLFLOW_TRACKING_URI`` of a real
+``mlflow server`` on 127.0.0.1, run by aml-run's interpreter over the same store. The runs'
+artifact locations stay local folders (the same machine): the client writes them itself, and
+the server does not proxy artifacts.
+
+The decision is :func:`own_mlflow`. The owner of a server is the supervisor process: one server
+per job, sweep (shared by its trials) or pipeline (shared by its steps), started when the first
+job that needs it is prepared (:func:`tracking_uri_for`) and stopped when the supervisor ends
+(:func:`stop_all`). The server runs under a small watcher (``python -m runner.mlflow_server``,
+the leader of the server's process group) that takes the whole group down when the supervisor
+is gone, however it went (SIGKILL included): no server is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
+
+from .errors import RunnerError
+
+# The distributions that are (or bring) an MLflow client.
+_CLIENTS = frozenset({"mlflow", "mlflow-skinny"})
+_INSTALLERS = _CLIENTS | {"azureml-mlflow"}
+# pip install options whose value is the next word (not a requirement).
+_VALUED = frozenset({"-r", "--requirement", "-c", "--constraint", "-e", "--editable", "-i", "--index-url",
+                     "--extra-index-url", "-f", "--find-links", "-t", "--target", "--prefix", "--root", "--src",
+                     "--python", "-p", "--platform", "--python-version", "--implementation", "--abi",
+                     "--cache-dir", "--log", "--proxy", "--cert", "--client-cert", "--trusted-host",
+                     "--upgrade-strategy", "--progress-bar", "--global-option", "--config-settings", "-C",
+                     "--only-binary", "--no-binary", "--retries", "--timeout", "--exists-action", "--index-strategy",
+                     "--extra", "--group", "--override", "--overrides", "--resolution", "--prerelease"})
+# Where one shell command ends and another begins (enough for job commands: && || ; | & newlines
+# and subshell or substitution brackets).
+_COMMAND_BREAKS = re.compile(r"&&|\|\||[;|&\n()`]|\$\(")
+_PIP = re.compile(r"pip[0-9.]*")
+
+# How long the server may take to answer /health (it imports MLflow and its web app: 5 s on
+# an idle machine).
+START_TIMEOUT = float(os.environ.get("AMLLAB_MLFLOW_SERVER_TIMEOUT", "180"))
+_PORT_ATTEMPTS = 3
+
+
+# -- the decision ------------------------------------------------------------------------------
+
+def own_mlflow(command: str, requirements: Sequence[str], base_version: str,
+               built: Mapping[str, str] | None = None) -> str | None:
+    """Why a job's MLflow client is not aml-run's (then it logs through a server), or None.
+
+    In this order: the environment's build holds ``mlflow`` or ``mlflow-skinny`` at another
+    version than ``base_version`` (``built``: canonical name -> version, what the build
+    installed, which shadows the base); the environment asks for one of them with a version
+    the base's does not meet, or from a URL or path; the command runs ``pip install`` (``pip3``,
+    ``python -m pip``, ``uv pip``...) naming ``mlflow``, ``mlflow-skinny`` or ``azureml-mlflow``,
+    whatever version it asks for: the command's own installs are not known before it runs.
+    ``azureml-mlflow`` in the environment counts only through what it resolved to (``built``)."""
+    for name, version in sorted((built or {}).items()):
+        if _canonical(name) in _CLIENTS and version != base_version:
+            return f"its environment installs {name} {version}"
+    for text in requirements:
+        requirement = _requirement(text)
+        if requirement is None or _canonical(requirement.name) not in _CLIENTS:
+            continue
+        if requirement.url or not requirement.specifier.contains(base_version, prereleases=True):
+            if requirement.marker is None or requirement.marker.evaluate():
+                return f"its environment asks for {text}"
+    for named in pip_installs(command):
+        return f"its command installs {named}"
+    return None
+
+
+def pip_installs(command: str) -> list[str]:
+    """The requirements naming an MLflow client that ``command``'s ``pip install`` commands
+    install, as written (``mlflow<2.19``)."""
+    found = []
+    for segment in _COMMAND_BREAKS.split(command):
+        try:
+            words = shlex.split(segment, comments=True)
+        except ValueError:  # an unbalanced quote across a break: read it word by word
+            words = segment.split()
+        if not words or words[0] in ("echo", "printf"):
+            continue
+        for index, word in enumerate(words[1:], 1):
+            if word == "install" and _PIP.fullmatch(os.path.basename(words[index - 1])):
+                found.extend(_named(words[index + 1:]))
+                break
+    return found
+
+
+def _named(arguments: list[str]) -> list[str]:
+    named, skip = [], False
+    for argument in arguments:
+        if skip:
+            skip = False
+            continue
+        if argument.startswith("-"):
+            skip = argument in _VALUED
+            continue
+        requirement = _requirement(argument)
+        if requirement is not None and _canonical(requirement.name) in _INSTALLERS:
+            named.append(argument)
+    return named
+
+
+def _requirement(text: str):  # -> packaging.requirements.Requirement | None
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        return Requirement(text)
+    except InvalidRequirement:
+        return None
+
+
+def _canonical(name: str) -> str:
+    from packaging.utils import canonicalize_name
+
+    return canonicalize_name(name)
+
+
+def base_version() -> str:
+    """aml-run's MLflow version (the base every job's environment is layered over)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("mlflow")
+    except metadata.PackageNotFoundError:
+        return metadata.version("mlflow-skinny")
+
+
+def clients_in(site_packages: Path) -> dict[str, str]:
+    """The MLflow clients installed in one site-packages folder (an environment's build), read
+    from their ``<name>-<version>.dist-info`` folders' names (no metadata to load: a few
+    microseconds for the many builds without one)."""
+    found = {}
+    for info in site_packages.glob("[mM][lL][fF]low*.dist-info"):
+        name, _, version = info.name[: -len(".dist-info")].partition("-")
+        if version and _canonical(name) in _CLIENTS:
+            found[_canonical(name)] = version
+    return found
+
+
+# -- the servers of this process ---------------------------------------------------------------
+
+class LoopbackServer:
+    """One ``mlflow server`` over ``backend_uri`` on 127.0.0.1, under its watcher."""
+
+    def __init__(self, backend_uri: str, artifact_root: Path, log: Path) -> None:
+        self.backend_uri = backend_uri
+        self.artifact_root = artifact_root
+        self.log = log
+        self.process: subprocess.Popen | None = None
+        self.url: str | None = None
+
+    def start(self, say: Callable[[str], None]) -> str:
+        """Start the server and wait until it answers; a port taken meanwhile by another
+        process is retried with another one."""
+        for attempt in range(_PORT_ATTEMPTS):
+            port = free_port()
+            started = time.monotonic()
+            self._spawn(port)
+            if self._wait(port):
+                self.url = f"http://127.0.0.1:{port}"
+                say(f"MLflow server {self.url} over {self.backend_uri} started in "
+                    f"{time.monotonic() - started:.1f} s (log: {self.log})")
+                return self.url
+            self.stop()
+            if "address already in use" not in self._tail().lower() or attempt == _PORT_ATTEMPTS - 1:
+                break
+        raise RunnerError(f"the loopback MLflow server for this job did not come up: "
+                          f"{' | '.join(self._tail().splitlines()[-5:]) or 'no output'} (log: {self.log})")
+
+    def _spawn(self, port: int) -> None:
+        from .process import python_module, spawn
+
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        argv = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", self.backend_uri,
+                "--default-artifact-root", self.artifact_root.as_uri(), "--no-serve-artifacts",
+                "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith(("MLFLOW_RUN", "MLFLOW_EXPERIMENT", "AMLLAB_RUN_DIR"))}
+        # A server of its own needs none of the job queue (a scheduler and seven huey consumer
+        # processes): only the tracking REST API is asked of it.
+        env["MLFLOW_SERVER_ENABLE_JOB_EXECUTION"] = "false"
+        # The watcher polls for its parent; it must not die with the thread that started it (a
+        # sweep's trial), which is what die_with_parent would do.
+        self.process = spawn(python_module("runner.mlflow_server", *argv), cwd=self.log.parent, env=env,
+                             log=self.log, die_with_parent=False)
+
+    def _wait(self, port: int) -> bool:
+        assert self.process is not None
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                return False
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5).close()
+                return True
+            except (urllib.error.URLError, OSError):
+                time.sleep(0.1)
+        with open(self.log, "a") as out:
+            out.write(f"amllab: no answer from /health within {START_TIMEOUT:.0f} s\n")
+        return False
+
+    def _tail(self) -> str:
+        try:
+            return self.log.read_text(errors="replace")[-4000:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        from .process import stop_group
+
+        if self.process is not None:
+            stop_group(self.process.pid, grace=5.0, reap=self.process)
+            self.process.wait()
+        self.url = None
+
+
+_SERVERS: dict[str, LoopbackServer] = {}
+_LOCK = threading.Lock()
+
+
+def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None]) -> str:
+    """The URL of this process's server over ``backend_uri``, started now if it is not yet
+    (several trials asking at once wait for one start)."""
+    with _LOCK:
+        server = _SERVERS.get(backend_uri)
+        if server is None or server.url is None or server.process is None or server.process.poll() is not None:
+            server = LoopbackServer(backend_uri, artifact_root, logs / f"mlflow-server-{os.getpid()}.log")
+            _SERVERS[backend_uri] = server
+            server.start(say)
+        assert server.url is not None
+        return server.url
+
+
+def pids() -> frozenset[int]:
+    """The watchers of this process's servers (a sweep of a job's strays leaves them alone)."""
+    servers = tuple(_SERVERS.values())  # a trial may be adding one meanwhile
+    return frozenset(server.process.pid for server in servers if server.process is not None)
+
+
+def stop_all() -> None:
+    with _LOCK:
+        for server in _SERVERS.values():
+            server.stop()
+        _SERVERS.clear()
+
+
+def free_port() -> int:
+    """A port nothing listens on now (the kernel's pick); the server binds it a moment later,
+    and a collision in between is retried (:meth:`LoopbackServer.start`)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+# -- the watcher (python -m runner.mlflow_server ARGV...) --------------------------------------
+
+def main(argv: list[str]) -> int:
+    """Run ``argv`` (the server) in this process group and take the whole group down when the
+    process that started us is gone (polled: it is re-parented then), or on SIGTERM/SIGINT."""
+    parent = os.getppid()
+    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+
+    def end(*_: object) -> None:
+        _stop_group(child)
+
+    signal.signal(signal.SIGTERM, end)
+    signal.signal(signal.SIGINT, end)
+    while child.poll() is None:
+        if os.getppid() != parent:
+            end()
+        time.sleep(0.25)
+    # The server ended by itself (a port taken, a bad store): nothing of it may stay.
+    _stop_group(child, code=child.returncode)
+    return child.returncode
+
+
+def _stop_group(child: subprocess.Popen, code: int = 0) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    me = os.getpid()
+    try:
+        os.killpg(me, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline:
+        child.poll()
+        if not _others_in_group(me):
+            os._exit(code)
+        time.sleep(0.05)
+    os.killpg(me, signal.SIGKILL)  # this process too
+
+
+def _others_in_group(pgid: int) -> bool:
+    from .process import _stat
+
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) != os.getpid():
+            fields = _stat(entry)
+            if fields and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
+                return True
+    return False
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
