@@ -272,7 +272,7 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, extra, run, run_dir)
-    server = loopback_tracking(plan, extra, log, tracking)
+    server = loopback_tracking(plan, extra, log, tracking, wd)
     if server:
         env["MLFLOW_TRACKING_URI"] = server
     # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
@@ -285,7 +285,8 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     return values, env
 
 
-def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracking: Tracking) -> str | None:
+def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracking: Tracking,
+                      workdir: Path | None = None) -> str | None:
     """The URL of a loopback MLflow server when the job brings its own MLflow client, which
     must not open the workspace's SQLite store (runner/mlflow_server.py); None otherwise: the
     job logs to the store directly, the faster way. A job whose spec sets MLFLOW_TRACKING_URI
@@ -299,10 +300,11 @@ def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracki
     if extra.get("AMLLAB_ENV_BIN"):  # the shared build the job's venv is layered over
         built = mlflow_server.clients_in(envbuild.site_packages(Path(extra["AMLLAB_ENV_BIN"]).parent))
     command, requirements = plan.command or "", plan.environment.get("requirements") or ()
-    if not built and "mlflow" not in " ".join([command, *requirements]).lower():
+    installs_a_file = re.search(r"(^|\s)(-r|--requirement)", command) is not None
+    if not built and not installs_a_file and "mlflow" not in " ".join([command, *requirements]).lower():
         return None  # most jobs: not a word of MLflow to weigh
     base = mlflow_server.base_version()
-    reason = mlflow_server.own_mlflow(command, requirements, base, built)
+    reason = mlflow_server.own_mlflow(command, requirements, base, built, workdir)
     if reason is None:
         return None
     url = mlflow_server.tracking_uri_for(plan.tracking_uri, tracking.artifact_root or

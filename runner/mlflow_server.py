@@ -61,7 +61,7 @@ _PORT_ATTEMPTS = 3
 # -- the decision ------------------------------------------------------------------------------
 
 def own_mlflow(command: str, requirements: Sequence[str], base_version: str,
-               built: Mapping[str, str] | None = None) -> str | None:
+               built: Mapping[str, str] | None = None, workdir: Path | None = None) -> str | None:
     """Why a job's MLflow client is not aml-run's (then it logs through a server), or None.
 
     In this order: the environment's build holds ``mlflow`` or ``mlflow-skinny`` at another
@@ -69,8 +69,10 @@ def own_mlflow(command: str, requirements: Sequence[str], base_version: str,
     installed, which shadows the base); the environment asks for one of them with a version
     the base's does not meet, or from a URL or path; the command runs ``pip install`` (``pip3``,
     ``python -m pip``, ``uv pip``...) naming ``mlflow``, ``mlflow-skinny`` or ``azureml-mlflow``,
-    whatever version it asks for: the command's own installs are not known before it runs.
-    ``azureml-mlflow`` in the environment counts only through what it resolved to (``built``)."""
+    whatever version it asks for: the command's own installs are not known before it runs;
+    a requirements file it installs (``pip install -r requirements.txt``) is read from
+    ``workdir``, the folder the command runs in. ``azureml-mlflow`` in the environment counts
+    only through what it resolved to (``built``)."""
     for name, version in sorted((built or {}).items()):
         if _canonical(name) in _CLIENTS and version != base_version:
             return f"its environment installs {name} {version}"
@@ -81,14 +83,15 @@ def own_mlflow(command: str, requirements: Sequence[str], base_version: str,
         if requirement.url or not requirement.specifier.contains(base_version, prereleases=True):
             if requirement.marker is None or requirement.marker.evaluate():
                 return f"its environment asks for {text}"
-    for named in pip_installs(command):
+    for named in pip_installs(command, workdir):
         return f"its command installs {named}"
     return None
 
 
-def pip_installs(command: str) -> list[str]:
+def pip_installs(command: str, workdir: Path | None = None) -> list[str]:
     """The requirements naming an MLflow client that ``command``'s ``pip install`` commands
-    install, as written (``mlflow<2.19``)."""
+    install, as written (``mlflow<2.19``), those of the requirements files they name (``-r
+    FILE``, read from ``workdir``) included."""
     found = []
     for segment in _COMMAND_BREAKS.split(command):
         try:
@@ -99,24 +102,45 @@ def pip_installs(command: str) -> list[str]:
             continue
         for index, word in enumerate(words[1:], 1):
             if word == "install" and _PIP.fullmatch(os.path.basename(words[index - 1])):
-                found.extend(_named(words[index + 1:]))
+                found.extend(_named(words[index + 1:], workdir))
                 break
     return found
 
 
-def _named(arguments: list[str]) -> list[str]:
-    named, skip = [], False
+def _named(arguments: list[str], workdir: Path | None = None, depth: int = 0) -> list[str]:
+    named, skip, files, previous = [], False, [], ""
     for argument in arguments:
         if skip:
+            if previous in ("-r", "--requirement"):
+                files.append(argument)
             skip = False
             continue
         if argument.startswith("-"):
-            skip = argument in _VALUED
+            if argument.startswith("--requirement="):
+                files.append(argument.split("=", 1)[1])
+            elif argument.startswith("-r") and len(argument) > 2 and not argument.startswith("--"):
+                files.append(argument[2:].strip())
+            skip, previous = argument in _VALUED, argument
             continue
         requirement = _requirement(argument)
         if requirement is not None and _canonical(requirement.name) in _INSTALLERS:
             named.append(argument)
-    return named
+    for name in files if depth < 5 else ():  # a file may name another, or itself
+        named.extend(_named(_requirement_lines(name, workdir), workdir, depth + 1))
+    return list(dict.fromkeys(named))
+
+
+def _requirement_lines(name: str, workdir: Path | None) -> list[str]:
+    """The requirements of a requirements file, one per line, comments dropped; none when the
+    file cannot be read (a URL, or not there before the job runs)."""
+    if workdir is None or "://" in name:
+        return []
+    try:
+        text = (workdir / name).read_text(errors="replace")
+    except OSError:
+        return []
+    return [line.split(" #", 1)[0].strip() for line in text.splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
 
 
 def _requirement(text: str):  # -> packaging.requirements.Requirement | None

@@ -214,6 +214,20 @@ def test_an_environment_asking_for_another_mlflow_brings_its_own(requirements: l
     assert mlflow_server.own_mlflow("python train.py", requirements, BASE) == reason
 
 
+def test_a_requirements_file_the_command_installs_is_read_from_the_folder_it_runs_in(tmp_path: Path) -> None:
+    # pytorch/iris: `pip install -r requirements.txt && python main.py`, the file naming
+    # `mlflow` and `azureml-mlflow` (which brings an older mlflow-skinny).
+    (tmp_path / "requirements.txt").write_text("# tracking\nnumpy\nmlflow\nazureml-mlflow  # the client\n"
+                                               "-r requirements.txt\n")
+    (tmp_path / "plain.txt").write_text("numpy\n")
+    for command in ("pip install -r requirements.txt && python main.py", "pip install --requirement=requirements.txt",
+                    "pip install -rrequirements.txt"):
+        assert mlflow_server.own_mlflow(command, (), BASE, None, tmp_path) == "its command installs mlflow", command
+        assert mlflow_server.pip_installs(command, tmp_path) == ["mlflow", "azureml-mlflow"]
+    assert mlflow_server.own_mlflow("pip install -r plain.txt", (), BASE, None, tmp_path) is None
+    assert mlflow_server.own_mlflow("pip install -r missing.txt", (), BASE, None, tmp_path) is None
+
+
 def test_what_the_built_environment_holds_decides_over_what_it_asked_for() -> None:
     # azureml-mlflow resolved to an older mlflow-skinny in the build: that is what the job imports.
     assert mlflow_server.own_mlflow("python train.py", ["azureml-mlflow"], BASE, {"mlflow-skinny": "2.18.0"}) \
