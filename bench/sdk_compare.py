@@ -12,18 +12,22 @@ processes (interpreter start and imports count, as they do for a user):
             where the SDK's own operations do before anything is sent (JobOperations._validate,
             ComponentOperations._validate, ScheduleOperations.begin_create_or_update): loading
             is the whole local check of a sweep job and of a monitor schedule
-  aml-lint  `.venv/bin/aml-lint <corpus>`: process start, the worker pool's start-up and every
-            rule on every file
+  aml-lint  `aml-lint <corpus>` (this checkout's code): process start, the worker pool's
+            start-up and every rule on every file
+  floor     a bare interpreter that composes every YAML file aml-lint reads with PyYAML's C
+            loader and parses every training script the specs run with `ast`
+            (bench/lint_floor.py): what no linter of these files can avoid
 
 Each is run a few rounds, interleaved (aml-lint several times a round, as one run of it is
 short enough for a burst of other work on a shared machine to move it); the medians give the
-ratio (target: aml-lint >= 50x faster). Then where aml-lint's time goes (a bare interpreter,
+ratio (target: aml-lint >= 50x faster), and aml-lint's CPU time against the floor's gives the
+floor ratio (target: <= 3x). Then where aml-lint's time goes (a bare interpreter,
 `aml-lint --version`, its imports, one process without the pool, the default run), the cost
 per kind on each side, and both verdicts side by side: every file that either one rejects,
 with the SDK's error and aml-lint's errors, disagreements first.
 
     python bench/sdk_compare.py [--variants 25] [--rounds 3] [--sdk-version 1.35.2]
-                                [--keep DIR] [--rebuild-venv]
+                                [--keep DIR] [--rebuild-venv | --sdk-python PYTHON]
 
 Not part of `make test`. The first run installs the SDK (about 20 s here); a run takes about
 40 s after that, most of it the SDK's.
@@ -54,15 +58,14 @@ if (Path(sys.prefix).resolve() != PROJECT_VENV.resolve() and (PROJECT_VENV / "bi
     os.execv(str(PROJECT_VENV / "bin" / "python"), [str(PROJECT_VENV / "bin" / "python"), *sys.argv])
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT))  # this checkout's validator, for the per-kind figures
+from lint_floor import ENV, FLOOR_RATIO_TARGET, LINT, Floor, Timing, median  # noqa: E402
+from lint_floor import timed as timed_both  # noqa: E402
 from sdk_corpus import build_corpus  # noqa: E402
 
 DEFAULT_SDK_VERSION = "1.35.2"
 LINT_RUNS = 5  # aml-lint runs per round
 DEFAULT_CACHE = ROOT / ".cache" / "sdk-venv"
-AML_LINT = PROJECT_VENV / "bin" / "aml-lint" if (PROJECT_VENV / "bin" / "aml-lint").exists() \
-    else Path(sys.executable).parent / "aml-lint"
-# Measure both as installed for users: Python writes and reuses bytecode caches.
-ENV = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "AMLLAB_SDK_COMPARE_REEXEC")}
 
 # Runs inside the SDK venv. Import time counts (it is part of what a user waits for).
 SDK_RUNNER = textwrap.dedent('''
@@ -133,9 +136,7 @@ def ensure_sdk_venv(folder: Path, version: str, rebuild: bool) -> Path:
 
 
 def timed(command: list[str], cwd: Path) -> float:
-    started = time.perf_counter()
-    subprocess.run(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=ENV, check=False)
-    return time.perf_counter() - started
+    return timed_both(command, cwd).wall
 
 
 def median_of(rounds: int, command: list[str], cwd: Path) -> float:
@@ -214,10 +215,12 @@ def main() -> int:
     parser.add_argument("--sdk-version", default=DEFAULT_SDK_VERSION)
     parser.add_argument("--venv", type=Path, default=DEFAULT_CACHE, help="where the SDK venv lives")
     parser.add_argument("--rebuild-venv", action="store_true")
+    parser.add_argument("--sdk-python", type=Path,
+                        help="an interpreter that already has azure-ai-ml (instead of the cached venv)")
     parser.add_argument("--keep", type=Path, help="write the corpus here and keep it (must not exist)")
     args = parser.parse_args()
 
-    sdk_python = ensure_sdk_venv(args.venv, args.sdk_version, args.rebuild_venv)
+    sdk_python = args.sdk_python or ensure_sdk_venv(args.venv, args.sdk_version, args.rebuild_venv)
     with tempfile.TemporaryDirectory(prefix="sdk-compare-") as scratch_name:
         scratch = Path(scratch_name)
         corpus = args.keep.resolve() if args.keep else scratch / "corpus"
@@ -225,7 +228,7 @@ def main() -> int:
         build_corpus(corpus, args.variants, args.seed)
 
         # Which files aml-lint checks, as what, and its verdicts (untimed; also warms caches).
-        listing = subprocess.run([str(AML_LINT), "-v", "--format", "json", "."], cwd=corpus, env=ENV,
+        listing = subprocess.run(LINT + ["-v", "--format", "json", "."], cwd=corpus, env=ENV,
                                  capture_output=True, text=True, check=False)
         try:
             report = json.loads(listing.stdout)
@@ -248,24 +251,30 @@ def main() -> int:
         say(f"        from: {', '.join(f'{source}/ {n}' for source, n in sorted(by_source.items()))}")
 
         sdk_command = [str(sdk_python), str(runner), str(list_file), str(scratch / "sdk.json")]
-        lint_command = [str(AML_LINT), "."]
-        sdk_times, lint_times, sdk_inside = [], [], []
+        lint_command = LINT + ["."]
+        floor = Floor(corpus, scratch)
+        sdk_times, sdk_inside = [], []
+        lint_runs: list[Timing] = []
+        floor_runs: list[Timing] = []
         for round_ in range(1, args.rounds + 1):
             sdk_times.append(timed(sdk_command, corpus))
             sdk_inside.append(json.loads((scratch / "sdk.json").read_text()))
             # aml-lint is short, so a burst of other work on this shared machine moves one run a
             # lot: each round runs it LINT_RUNS times, and every run counts in the median.
-            runs = [timed(lint_command, corpus) for _ in range(LINT_RUNS)]
-            lint_times += runs
+            runs = [timed_both(lint_command, corpus) for _ in range(LINT_RUNS)]
+            lint_runs += runs
+            floor_runs += [timed_both(floor.command, corpus) for _ in range(LINT_RUNS)]
             say(f"round {round_}/{args.rounds}: SDK {sdk_times[-1]:.2f} s, aml-lint "
-                + " ".join(f"{t:.3f}" for t in runs) + " s")
+                + " ".join(f"{t.wall:.3f}" for t in runs) + " s (CPU "
+                + " ".join(f"{t.cpu:.3f}" for t in runs) + f" s), floor CPU {floor_runs[-1].cpu:.3f} s")
+        lint_times = [t.wall for t in lint_runs]
 
         # Where aml-lint's time goes.
-        python = str(PROJECT_VENV / "bin" / "python")
+        python = sys.executable
         bare = median_of(5, [python, "-c", "pass"], corpus)
-        version = median_of(5, [str(AML_LINT), "--version"], corpus)
+        version = median_of(5, LINT + ["--version"], corpus)
         imports = median_of(5, [python, "-c", "import validator.cli, validator.engine"], corpus)
-        serial = median_of(args.rounds, [str(AML_LINT), "-j", "1", "."], corpus)
+        serial = median_of(args.rounds, LINT + ["-j", "1", "."], corpus)
         lint_kind = lint_per_kind(corpus)
         sdk_results = sdk_inside[-1]["results"]
 
@@ -284,6 +293,13 @@ def main() -> int:
     say(f"  ratio: aml-lint is {ratio:.1f}x faster than the SDK   target >= 50x: "
         f"{'met' if ratio >= 50 else 'MISSED'}   (best round of each: {min(sdk_times) / min(lint_times):.1f}x)")
     say(f"  SDK per-file work alone vs the whole aml-lint process: {sdk_loop / lint_time:.1f}x")
+    floor_time, lint_cpu = median(floor_runs), median(lint_runs)
+    floor_ratio = lint_cpu.cpu / floor_time.cpu
+    say(f"  floor ({len(floor.yaml_files)} YAML files composed with the C loader, {len(floor.scripts)} training "
+        f"scripts parsed): CPU {1000 * floor_time.cpu:.0f} ms, wall {1000 * floor_time.wall:.0f} ms")
+    say(f"  floor ratio: aml-lint uses {floor_ratio:.2f}x the floor's CPU ({1000 * lint_cpu.cpu:.0f} ms)   "
+        f"target <= {FLOOR_RATIO_TARGET:.0f}x: {'met' if floor_ratio <= FLOOR_RATIO_TARGET else 'MISSED'}   "
+        f"(wall: {lint_cpu.wall / floor_time.wall:.2f}x)")
     say("")
     say("== where aml-lint's time goes (medians) ==")
     say(f"  python -c pass (interpreter start)           {1000 * bare:6.0f} ms")
