@@ -67,3 +67,12 @@ def test_fast_verdict_matches_jsonschema_on_mutated_valid_specs(data: st.DataObj
 def test_valid_fixtures_pass_the_fast_path() -> None:
     for kind, spec in SPECS:
         assert fast_validator(kind)(spec), kind
+
+
+def test_every_bundled_schema_uses_only_keywords_fastcheck_compiles() -> None:
+    # Subschemas compile on first use: a keyword fastcheck lacks must be caught here, not by a user's file.
+    from validator.fastcheck import unsupported_keywords
+    from validator.schema_check import load_schema
+
+    for kind in KINDS:
+        assert unsupported_keywords(load_schema(kind)) == set(), kind
