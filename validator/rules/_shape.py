@@ -21,12 +21,33 @@ def _definition(kind: str, name: str) -> tuple[dict, Callable[[Any], bool]]:
     return root, compile_schema(root)
 
 
+@lru_cache(maxsize=None)
+def _known_keys(kind: str, name: str) -> frozenset[str]:
+    """The keys a mapping may hold at the top of ``$defs/<name>``, in any of its branches."""
+    known: set[str] = set()
+    pending = [load_schema(kind)["$defs"][name]]
+    while pending:
+        schema = pending.pop()
+        if not isinstance(schema, dict):
+            continue
+        known.update(schema.get("properties") or {})
+        pending += [schema.get(key) for key in ("then", "else")]
+        pending += [sub for key in ("allOf", "anyOf", "oneOf") for sub in schema.get(key) or ()]
+    return frozenset(known)
+
+
 def problems(data: Any, kind: str, name: str, what: str) -> list[str]:
     """What is wrong with ``data`` as the ``$defs/<name>`` of ``kind``'s schema, one sentence
     each ("unknown key 'conda_fil'; did you mean 'conda_file'?"); empty when it fits. ``what``
     names the thing in the sentence about a value that is not a mapping."""
     root, fits = _definition(kind, name)
     if fits(data):
+        return []
+    # A key such as `$schema` that the definition does not know is never reported (_sentences
+    # skips it): when the rest fits there is nothing to explain, and no need to load jsonschema.
+    unknown = [key for key in data if str(key).startswith("$") and key not in _known_keys(kind, name)] \
+        if isinstance(data, dict) else []
+    if unknown and fits({key: value for key, value in data.items() if key not in unknown}):
         return []
     if not isinstance(data, dict):
         return [f"it is not a mapping, so not {what}"]
