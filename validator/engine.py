@@ -205,6 +205,9 @@ def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Re
     return report
 
 
+_CODES = frozenset(RULES)
+
+
 def _finish(report: FileReport, config: Config) -> FileReport:
     """Apply the configuration and the file's suppression comments (to a report of our own)."""
     path = report.path
@@ -218,7 +221,7 @@ def _finish(report: FileReport, config: Config) -> FileReport:
         if rule is not None and diagnostic.code != "AML000" and rule.severity is not diagnostic.severity:
             diagnostic = replace(diagnostic, severity=rule.severity)
         kept.append(diagnostic)
-    kept = suppress.apply(path, kept, suppress.parse(text), set(RULES),
+    kept = suppress.apply(path, kept, suppress.parse(text), _CODES,
                           lambda code: config.enabled(code, path), text=text)
     escalated = set()
     for diagnostic in kept:

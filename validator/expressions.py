@@ -96,6 +96,17 @@ def has_expression(text: str) -> bool:
         or "{search_space." in text
 
 
+def _next_construct(text: str, start: int, in_block: bool) -> int:
+    """The first offset from ``start`` on where `$[[`, `${{` or (inside a block) `]]` begins,
+    or the length of ``text``."""
+    found = len(text)
+    for mark in (BLOCK_OPEN, OPEN, BLOCK_CLOSE) if in_block else (BLOCK_OPEN, OPEN):
+        at = text.find(mark, start, found)
+        if at != -1:
+            found = at
+    return found
+
+
 @lru_cache(maxsize=4096)
 def parse(text: str) -> Template:
     """Split ``text`` into references and optional blocks, recording malformed parts.
@@ -159,7 +170,9 @@ def parse(text: str) -> Template:
                                                      block_index))
             i = close + 2
             continue
-        i += 1
+        # Nothing starts here: jump to where the next construct may (a command is hundreds of
+        # characters, and stepping through them one by one was most of this function's time).
+        i = _next_construct(text, i + 1, block_index is not None)
     if block_index is not None:
         template.problems.append(Problem(block_start, block_start + 3, BLOCK_OPEN,
                                          "'$[[' is never closed with ']]'"))

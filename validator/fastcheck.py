@@ -75,7 +75,7 @@ class Compiler:
         if len(checks) == 2:  # the common pair (a type and one constraint): no generator
             first, second = checks
             return lambda value: first(value) and second(value)
-        return lambda value: all(check(value) for check in checks)
+        return _all_of(checks)
 
     # ------------------------------------------------------------------ keywords
     def _dollar_ref(self, ref: str, schema: dict) -> Check:
@@ -143,8 +143,14 @@ class Compiler:
         if argument is False:
             return lambda value: not isinstance(value, dict) or known.issuperset(value)
         sub = self.compile(argument)
-        return lambda value: not isinstance(value, dict) or all(
-            sub(item) for key, item in value.items() if key not in known)
+
+        def check(value: Any) -> bool:
+            if isinstance(value, dict):
+                for key, item in value.items():
+                    if key not in known and not sub(item):
+                        return False
+            return True
+        return check
 
     def _required(self, argument: list, schema: dict) -> Check:
         wanted = set(argument)
@@ -163,11 +169,23 @@ class Compiler:
 
     def _allOf(self, argument: list, schema: dict) -> Check:
         subs = self._lazy_list(argument)
-        return lambda value: all(sub(value) for sub in subs())
+
+        def check(value: Any) -> bool:
+            for sub in subs():
+                if not sub(value):
+                    return False
+            return True
+        return check
 
     def _anyOf(self, argument: list, schema: dict) -> Check:
         subs = self._lazy_list(argument)
-        return lambda value: any(sub(value) for sub in subs())
+
+        def check(value: Any) -> bool:
+            for sub in subs():
+                if sub(value):
+                    return True
+            return False
+        return check
 
     def _oneOf(self, argument: list, schema: dict) -> Check:
         subs = self._lazy_list(argument)
@@ -179,7 +197,14 @@ class Compiler:
 
     def _items(self, argument: Any, schema: dict) -> Check:
         sub = self.compile(argument)
-        return lambda value: not isinstance(value, list) or all(sub(item) for item in value)
+
+        def check(value: Any) -> bool:
+            if isinstance(value, list):
+                for item in value:
+                    if not sub(item):
+                        return False
+            return True
+        return check
 
     def _minItems(self, argument: int, schema: dict) -> Check:
         return lambda value: not isinstance(value, list) or len(value) >= argument
@@ -201,6 +226,16 @@ class Compiler:
     def _minimum(self, argument: float, schema: dict) -> Check:
         number = _TYPES["number"]
         return lambda value: not number(value) or value >= argument
+
+
+def _all_of(checks: list[Check]) -> Check:
+    # A loop, not all() over a generator: these run for every node of every valid file.
+    def check(value: Any) -> bool:
+        for each in checks:
+            if not each(value):
+                return False
+        return True
+    return check
 
 
 def compile_schema(schema: dict) -> Check:
