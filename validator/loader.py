@@ -60,6 +60,9 @@ _YAML = "tag:yaml.org,2002:"
 _STR = _YAML + "str"
 _SCALAR_TAGS = {_YAML + t for t in ("str", "int", "float", "bool", "null")}
 _KEEP_AS_TEXT_TAGS = {_YAML + "timestamp", _YAML + "binary"}
+_SEQ, _MAP, _MERGE = _YAML + "seq", _YAML + "map", _YAML + "merge"
+_OTHER_COLLECTION_TAGS = (_YAML + "omap", _YAML + "set", _YAML + "pairs")
+_ScalarNode, _SequenceNode = yaml.ScalarNode, yaml.SequenceNode
 _constructor = SafeConstructor()
 
 Path_ = tuple  # a path into the data: ("jobs", "train", "inputs", 0)
@@ -369,23 +372,29 @@ class _Builder:
             raise _Abort(self._diag(owner or node, "AML007", f"nesting deeper than {MAX_DEPTH} levels",
                                     "flatten the document", where))
 
+        # Every node of every file passes here: _end_column is written out.
+        start, end = node.start_mark, node.end_mark
+        line = start.line
         if key_node is not None:
+            key_start, key_end = key_node.start_mark, key_node.end_mark
             self.positions[where] = Position(
-                key_node.start_mark.line + 1, key_node.start_mark.column + 1, _end_column(key_node),
-                node.start_mark.line + 1, node.start_mark.column + 1, _end_column(node))
+                key_start.line + 1, key_start.column + 1, key_end.column + 1 if key_start.line == key_end.line else 0,
+                line + 1, start.column + 1, end.column + 1 if line == end.line else 0)
         else:
             self.positions[where] = Position(
-                0, 0, 0, node.start_mark.line + 1, node.start_mark.column + 1, _end_column(node))
+                0, 0, 0, line + 1, start.column + 1, end.column + 1 if line == end.line else 0)
 
-        if isinstance(node, yaml.ScalarNode):
+        if node.__class__ is _ScalarNode:
             return self._scalar(node, where)
         self.active.add(node_id)
         try:
-            if isinstance(node, yaml.SequenceNode):
-                self._check_collection_tag(node, _YAML + "seq", where)
+            if node.__class__ is _SequenceNode:
+                if node.tag != _SEQ:
+                    self._check_collection_tag(node, _SEQ, where)
                 return [self.build(item, where + (i,), None, depth + 1, owner)
                         for i, item in enumerate(node.value)]
-            self._check_collection_tag(node, _YAML + "map", where)
+            if node.tag != _MAP:
+                self._check_collection_tag(node, _MAP, where)
             return self._mapping(node, where, depth)
         finally:
             self.active.discard(node_id)
@@ -399,7 +408,7 @@ class _Builder:
                 "write the repeated text out, or alias it fewer times", where))
 
     def _check_collection_tag(self, node: yaml.Node, expected: str, where: Path_) -> None:
-        if node.tag != expected and node.tag not in (_YAML + "omap", _YAML + "set", _YAML + "pairs"):
+        if node.tag != expected and node.tag not in _OTHER_COLLECTION_TAGS:
             self._unsafe_tag(node, where)
 
     def _unsafe_tag(self, node: yaml.Node, where: Path_) -> None:
@@ -431,7 +440,7 @@ class _Builder:
         first_seen: dict[str, yaml.Node] = {}
         merged: list[tuple[yaml.Node, yaml.Node]] = []
         for key_node, value_node in node.value:
-            if key_node.tag == _YAML + "merge":
+            if key_node.tag == _MERGE:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for source in sources:
                     if isinstance(source, yaml.MappingNode):
