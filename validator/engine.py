@@ -16,8 +16,7 @@ from typing import Iterable, Iterator
 from . import kinds, loader, references, suppress, workspace
 from .config import Config
 from .diagnostic import Diagnostic, Severity
-from .rules import RULES, checks_for
-from .rules.pipeline import COMPONENT_KINDS, for_anonymous_use
+from .rules import CODES, checks_for, declared
 from . import paths as fs  # `paths` is lint_paths' parameter
 from .schema_check import check_schema
 from .workspace import Registry
@@ -200,12 +199,11 @@ def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Re
     covered = detection.covered | {d.pointer for d in report.diagnostics if d.pointer}
     report.diagnostics.extend(d for d in check_schema(document) if d.pointer not in covered)
     report.diagnostics.extend(_run_checks(document))
-    if detection.kind in COMPONENT_KINDS:
+    if detection.kind in ("commandComponent", "pipelineComponent"):  # what a pipeline step can use
+        from .rules.pipeline import for_anonymous_use  # the pipeline family: not for jobs alone
+
         report.diagnostics = for_anonymous_use(document, report.diagnostics)
     return report
-
-
-_CODES = frozenset(RULES)
 
 
 def _finish(report: FileReport, config: Config) -> FileReport:
@@ -216,12 +214,12 @@ def _finish(report: FileReport, config: Config) -> FileReport:
     for diagnostic in report.diagnostics:
         if not config.enabled(diagnostic.code, path):
             continue
-        rule = RULES.get(diagnostic.code)
+        rule = declared(diagnostic.code)
         # The registry owns severities, so one declaration changes a rule everywhere.
         if rule is not None and diagnostic.code != "AML000" and rule.severity is not diagnostic.severity:
             diagnostic = replace(diagnostic, severity=rule.severity)
         kept.append(diagnostic)
-    kept = suppress.apply(path, kept, suppress.parse(text), _CODES,
+    kept = suppress.apply(path, kept, suppress.parse(text), CODES,
                           lambda code: config.enabled(code, path), text=text)
     escalated = set()
     for diagnostic in kept:
@@ -263,12 +261,14 @@ def _lint_in_worker(path: Path, config: Config) -> FileReport:
     return report
 
 
-def _compile_fast_checks() -> None:
-    """Compile the top of the fast schema checks before the workers fork, so every worker
-    inherits them (jsonschema itself is only loaded by a worker that meets an invalid file)."""
+def _prepare_workers() -> None:
+    """Import every rule family and compile the top of the fast schema checks before the workers
+    fork, so that every worker inherits them (jsonschema itself is only loaded by a worker that
+    meets an invalid file)."""
     from .schema_check import fast_validator
 
     for kind in kinds.KINDS:
+        checks_for(kind)
         fast_validator(kind)
 
 
@@ -292,5 +292,5 @@ def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: 
             from .parallel import map_in_processes  # multiprocessing: only loaded for big trees
 
             return LintResult(map_in_processes(partial(_lint_in_worker, config=config), files, workers,
-                                               prepare=_compile_fast_checks), unreadable)
+                                               prepare=_prepare_workers), unreadable)
         return LintResult([lint_file(p, config) for p in files], unreadable)

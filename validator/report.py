@@ -12,7 +12,8 @@ from typing import TextIO
 from . import __version__
 from .diagnostic import Diagnostic, Severity
 from .engine import LintResult
-from .rules import RULES
+from . import rules as registry
+from .rules import declared
 
 FORMATS = ("text", "json", "github", "sarif")
 
@@ -158,7 +159,7 @@ def _escape_property(text: str) -> str:
 def write_github(shown: list[Diagnostic], out: TextIO) -> None:
     level = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
     for d in map(_printable, shown):
-        rule = RULES.get(d.code)
+        rule = declared(d.code)
         title = f"{d.code} {rule.name}" if rule else d.code
         properties = f"file={_escape_property(d.path)},line={d.line},col={d.column}"
         if d.end_column > d.column:
@@ -172,14 +173,15 @@ _SARIF_LEVEL = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.I
 
 def sarif_document(shown: list[Diagnostic], root: Path | None = None) -> dict:
     root = (root or Path.cwd()).resolve()
-    codes = sorted(RULES)
+    described = registry.RULES  # every rule, so every family
+    codes = sorted(described)
     rules = [{
         "id": code,
-        "name": RULES[code].name,
-        "shortDescription": {"text": RULES[code].summary},
-        "fullDescription": {"text": RULES[code].doc.strip()},
-        "help": {"text": RULES[code].explain()},
-        "defaultConfiguration": {"level": _SARIF_LEVEL[RULES[code].severity]},
+        "name": described[code].name,
+        "shortDescription": {"text": described[code].summary},
+        "fullDescription": {"text": described[code].doc.strip()},
+        "help": {"text": described[code].explain()},
+        "defaultConfiguration": {"level": _SARIF_LEVEL[described[code].severity]},
     } for code in codes]
     results = []
     for d in map(_printable, shown):
@@ -200,7 +202,7 @@ def sarif_document(shown: list[Diagnostic], root: Path | None = None) -> dict:
                 "region": region,
             }}],
         }
-        if d.code in RULES:
+        if d.code in described:
             result["ruleIndex"] = codes.index(d.code)
         results.append(result)
     return {

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import AbstractSet, Callable
+from typing import Callable, Collection
 
 from .diagnostic import Diagnostic, Fix, Severity
 from .suggest import closest
@@ -63,7 +63,7 @@ def parse(text: str) -> list[Suppression]:
 
 
 def apply(path: str, diagnostics: list[Diagnostic], suppressions: list[Suppression],
-          known_codes: AbstractSet[str], reportable: Callable[[str], bool],
+          known_codes: Collection[str], reportable: Callable[[str], bool],
           text: str | None = None) -> list[Diagnostic]:
     """Drop suppressed findings; add AML012 for suppressions that matched nothing (with the fix
     that removes them, given the file's ``text``)."""

@@ -164,6 +164,18 @@ def test_python_dash_m_validator_is_the_same_command(project: Path) -> None:
     assert result.returncode == 1 and "AML101" in result.stdout
 
 
+def test_a_command_job_imports_only_the_rule_families_that_check_it(project: Path) -> None:
+    # The pre-commit case: one job file pays for its kind's rules, not for pipelines' or schedules'.
+    code = ("import sys, validator.cli\n"
+            "validator.cli.main(['jobs/good.yml'])\n"
+            "print(','.join(sorted(m for m in sys.modules if m.startswith('validator.rules.'))))\n")
+    result = subprocess.run([str(BIN / "python"), "-c", code], cwd=project, capture_output=True, text=True,
+                            timeout=120)
+    loaded = set(result.stdout.splitlines()[-1].split(","))
+    assert "validator.rules.training_code" in loaded, result.stdout + result.stderr
+    assert not loaded & {"validator.rules.pipeline", "validator.rules.schedule", "validator.rules.sweep"}
+
+
 def test_version_is_fast_path_without_heavy_imports(project: Path) -> None:
     code = ("import sys, validator.cli\n"
             "try:\n    validator.cli.main(['--version'])\nexcept SystemExit:\n    pass\n"

@@ -112,3 +112,17 @@ def test_sources_are_rendered_and_provenance_is_not() -> None:
     explained = rule.explain()
     assert rule.sources[0] in explained and "Provenance" not in explained and rule.provenance not in explained
     assert "See:" not in rule.doc and "Provenance:" not in rule.doc
+
+
+def test_each_family_is_listed_with_exactly_the_kinds_its_checks_apply_to() -> None:
+    # A family is imported only for the kinds FAMILIES lists: a kind missing there would leave
+    # its checks unrun, a kind too many would import the family for nothing.
+    from validator.rules import FAMILIES
+
+    found: dict[str, set[str]] = {}
+    for rule in RULES.values():
+        if rule.function is not None:
+            found.setdefault(rule.function.__module__.rsplit(".", 1)[-1], set()).update(rule.kinds)
+    assert {family: frozenset(kinds) for family, kinds in found.items()} == FAMILIES
+    modules = {path.stem for path in RULES_DIR.glob("*.py") if not path.stem.startswith("_")}
+    assert modules == set(FAMILIES) | {"file_level", "schema"}
