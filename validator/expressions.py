@@ -12,6 +12,7 @@ import re
 from collections.abc import Container, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import NamedTuple
 
 OPEN, CLOSE = "${{", "}}"
 BLOCK_OPEN, BLOCK_CLOSE = "$[[", "]]"
@@ -23,8 +24,7 @@ _SINGLE_CLOSE_RE = re.compile(r"\$\{\{\s*[A-Za-z_][\w.-]*\s*\}(?!\})")
 _SINGLE_BRACE_RE = re.compile(r"(?<![\$\{])\{(inputs|outputs|search_space)\.([A-Za-z0-9_.-]+)\}(?!\})")
 
 
-@dataclass(frozen=True)
-class Reference:
+class Reference(NamedTuple):
     """One ``${{...}}``: ``text`` is the whole token, ``parts`` the dotted path inside it."""
 
     text: str
@@ -65,8 +65,7 @@ class Reference:
         return isinstance(declared, Iterable) and any(str(name).startswith(prefix) for name in declared)
 
 
-@dataclass(frozen=True)
-class Block:
+class Block(NamedTuple):
     start: int
     end: int  # offset after "]]"
 
@@ -74,8 +73,7 @@ class Block:
         return text[self.start + len(BLOCK_OPEN): self.end - len(BLOCK_CLOSE)]
 
 
-@dataclass(frozen=True)
-class Problem:
+class Problem(NamedTuple):
     start: int
     end: int
     token: str

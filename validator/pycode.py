@@ -12,10 +12,9 @@ import ast
 import os
 import re
 import shlex
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, NamedTuple
 
 from . import paths as fs
 from .paths import resolved
@@ -40,8 +39,7 @@ _WRAPPERS = {"env", "time", "nohup", "exec", "stdbuf", "nice", "ionice", "xvfb-r
 _CHANGES_DIRECTORY = {"cd", "pushd", "popd"}
 
 
-@dataclass(frozen=True)
-class EntryPoint:
+class EntryPoint(NamedTuple):
     """What a command starts: a script path as written (``kind == "script"``) or a dotted
     module name (``kind == "module"``)."""
 
@@ -313,8 +311,7 @@ _HARMLESS = {"echo", "printf", "ls", "mkdir", "cat", "pwd", "date", "sleep", "en
 _REDIRECT = re.compile(r"^[0-9]*[<>]+&?$|^&>$")
 
 
-@dataclass(frozen=True)
-class Invocation:
+class Invocation(NamedTuple):
     """One Python program a command starts. ``kind`` is ``"script"`` (``name`` is the path as
     written), ``"module"`` (a dotted name, ``python -m``) or ``"inline"`` (``name`` is the code of
     ``python -c``). ``args`` are the words after it, with :data:`PLACEHOLDER` for expressions.
@@ -328,8 +325,7 @@ class Invocation:
     after_writes: bool
 
 
-@dataclass(frozen=True)
-class CommandLine:
+class CommandLine(NamedTuple):
     invocations: tuple[Invocation, ...]
     # Other programs the command runs (a shell script, a binary): they may do anything.
     opaque: tuple[str, ...]
@@ -445,8 +441,7 @@ def command_line(command: str) -> CommandLine:
     return CommandLine(tuple(invocations), tuple(opaque))
 
 
-@dataclass(frozen=True)
-class Snapshot:
+class Snapshot(NamedTuple):
     """The files a job's working directory starts with: the ``code`` folder (or a single code
     file) and the ``additional_includes`` copied next to it."""
 
@@ -504,8 +499,7 @@ def snapshot(document: "Document", holder: object) -> Snapshot | None:
 
 
 # ---------------------------------------------------------------------------- script facts
-@dataclass(frozen=True)
-class MetricLog:
+class MetricLog(NamedTuple):
     """One call that logs metrics. ``name`` is a literal metric name; ``pattern`` a regular
     expression for a name built from parts (``f"val_{k}"``); both ``None`` when the name is
     computed. ``repeats``: True inside a loop, False visibly run once, None unknown."""
@@ -525,8 +519,7 @@ class MetricLog:
         return self.name is None
 
 
-@dataclass(frozen=True)
-class ArgumentParsing:
+class ArgumentParsing(NamedTuple):
     """What the argparse parsers of a file define. ``blocker`` says why the options cannot be
     known for sure (computed option names, ``parse_known_args``, subcommands...)."""
 
@@ -539,8 +532,7 @@ class ArgumentParsing:
     parses: bool
 
 
-@dataclass(frozen=True)
-class ScriptFacts:
+class ScriptFacts(NamedTuple):
     logs: tuple[MetricLog, ...]
     autolog: int | None                 # line of an `autolog()` call
     framework: str | None               # an imported library that logs metrics by itself

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import gpu_sizes, pycode
 from ..diagnostic import Finding, Fix, Severity
@@ -67,8 +67,7 @@ jobs:
 # ----------------------------------------------------------------------------- the walk
 
 
-@dataclass(frozen=True)
-class Layer:
+class Layer(NamedTuple):
     """A mapping that contributes settings to a run: the holder itself, a step's component, a
     sweep's trial. ``path`` is where it sits in this file, ``None`` for a referenced file."""
 

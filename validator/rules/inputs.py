@@ -12,8 +12,7 @@ path exists (AML8xx).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import expressions
 from ..diagnostic import Finding, Severity
@@ -101,8 +100,7 @@ outputs:
 # ----------------------------------------------------------------------------- the walk
 
 
-@dataclass(frozen=True)
-class Port:
+class Port(NamedTuple):
     """One declared input or output: ``path`` points at its entry (``(..., "inputs", name)``)."""
 
     path: Path_
