@@ -11,12 +11,11 @@ imports them all on first use.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from functools import lru_cache
 from importlib import import_module
 from typing import Iterator
 
-from ._base import ALL_KINDS, REGISTRY, Rule
+from ._base import ALL_KINDS, REGISTRY, Rule, documented
 from . import (  # noqa: F401  (each module registers its rules on import)
     file_level,     # AML000-AML013  reading, YAML, kind detection, suppressions
     schema,         # AML101-AML107  shape, against the bundled JSON Schemas
@@ -55,7 +54,7 @@ def _all_rules() -> dict[str, Rule]:
     _import_families()
     from ._service import SERVICE  # generated: tools/sdk_verdicts.py
 
-    return {code: replace(rule, service=SERVICE.get(code)) for code, rule in sorted(REGISTRY.items())}
+    return {code: documented(rule, SERVICE.get(code)) for code, rule in sorted(REGISTRY.items())}
 
 
 def __getattr__(name: str) -> object:

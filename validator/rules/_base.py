@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..diagnostic import Diagnostic, Finding, Severity
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 CheckFunction = Callable[["Document"], Iterable[Finding]]
 
+# Every rule declared so far, its documentation and examples as written: they are cleaned up
+# (:func:`documented`) for ``validator.rules.RULES``, which renders them, not at every start.
 REGISTRY: dict[str, "Rule"] = {}
 
 ALL_KINDS = frozenset({"commandJob", "sweepJob", "pipelineJob", "commandComponent",
@@ -150,9 +152,8 @@ def declare(code: str, name: str, severity: Severity, summary: str, *,
     """Register a rule whose findings come from the loader, kind detection or the schema."""
     if code in REGISTRY:
         raise ValueError(f"duplicate rule code {code}")
-    text, sources, provenance = _documentation(doc)
-    rule = Rule(code, name, severity, summary, text, _clean(bad), _clean(good), stage,
-                frozenset(kinds), None, examples_are_runnable, sources, provenance, fix=_fixability(fix))
+    rule = Rule(code, name, severity, summary, doc, bad, good, stage, frozenset(kinds), None,
+                examples_are_runnable, fix=_fixability(fix))
     REGISTRY[code] = rule
     return rule
 
@@ -165,10 +166,16 @@ def check(code: str, name: str, severity: Severity, summary: str, *,
     def register(function: CheckFunction) -> CheckFunction:
         if code in REGISTRY:
             raise ValueError(f"duplicate rule code {code}")
-        text, sources, provenance = _documentation(function.__doc__ or "")
-        REGISTRY[code] = Rule(code, name, severity, summary, text, _clean(bad), _clean(good), "check",
-                              frozenset(kinds), function, examples_are_runnable, sources, provenance,
-                              fix=_fixability(fix))
+        REGISTRY[code] = Rule(code, name, severity, summary, function.__doc__ or "", bad, good, "check",
+                              frozenset(kinds), function, examples_are_runnable, fix=_fixability(fix))
         return function
 
     return register
+
+
+def documented(rule: Rule, service: str | None = None) -> Rule:
+    """``rule`` as declared, with its documentation rendered (its sources and provenance taken
+    out), its examples dedented, and the SDK's verdict ``service``."""
+    text, sources, provenance = _documentation(rule.doc)
+    return replace(rule, doc=text, bad=_clean(rule.bad), good=_clean(rule.good), sources=sources,
+                   provenance=provenance, service=service)
