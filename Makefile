@@ -77,6 +77,7 @@ check: $(VENV)/.installed-dev mpi
 bench: $(VENV)/.installed-dev
 	$(PY) bench/lint_bench.py
 	$(PY) bench/sdk_compare.py
+	$(PY) bench/lint_floor.py
 	$(PY) bench/run_overhead.py
 	$(PY) bench/sweep_overhead.py
 	$(PY) bench/quiz_start.py

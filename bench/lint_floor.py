@@ -14,9 +14,12 @@ than wall time) and in wall seconds:
 and, with --one FILE, the pre-commit case: `aml-lint FILE` as a whole process, against a bare
 `python -c pass`. aml-lint is the code of this checkout (PYTHONPATH), not what a venv installed.
 
-    python bench/lint_floor.py TREE [TREE ...] [--one FILE] [--rounds 7]
+    python bench/lint_floor.py [TREE ...] [--one FILE] [--rounds 7]
     python bench/lint_floor.py /tmp/azureml-examples/cli \\
         --one /tmp/azureml-examples/cli/jobs/single-step/scikit-learn/iris/job.yml
+
+Without arguments: the project's fixtures (tests/fixtures) and scenarios, and
+scenarios/command-job/job.yml as the one file.
 
 Targets: aml-lint <= 3x the floor's CPU on each tree; `aml-lint FILE` <= 80 ms. bench/sdk_compare.py
 prints the same floor ratio for its corpus.
@@ -188,7 +191,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=7)
     args = parser.parse_args()
     if not args.trees and not args.one:
-        parser.error("give a TREE to compare with its floor, or --one FILE")
+        args.trees = [ROOT / "tests" / "fixtures", ROOT / "scenarios"]
+        args.one = ROOT / "scenarios" / "command-job" / "job.yml"
     for tree in args.trees:
         floor, floor_time, lint_time = compare(tree.resolve(), args.rounds)
         report_tree(tree, floor, floor_time, lint_time)

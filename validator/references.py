@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from .diagnostic import Diagnostic
 from .kinds import detect
@@ -22,8 +21,7 @@ from . import paths as fs
 from .paths import resolved
 
 
-@dataclass
-class Referenced:
+class Referenced(NamedTuple):
     """A referenced local file: its document (``None`` when it could not be read or parsed),
     its resolved path, and the diagnostics of linting it as a spec in its own right."""
 

@@ -5,15 +5,13 @@ shared by the training-code rules (AML7xx: the script a command runs) and the as
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 from ..loader import Document, Path_, count_before
 from ..values import mapping as _mapping
 
 
-@dataclass
-class Holder:
+class Holder(NamedTuple):
     """A mapping with `command` and `code` (a job, a sweep's trial, a component, an inline
     step), the document its paths are relative to, and where its command sits in the linted
     document (``None`` when it lives in another file, a referenced trial component)."""

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import expressions, pycode, workspace
 from ..diagnostic import Finding, Severity
@@ -56,8 +55,7 @@ _EXPRESSION = re.compile(r"\$\{\{.*?\}\}")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
 
-@dataclass
-class Slot:
+class Slot(NamedTuple):
     """A value of the spec that points outside it: ``role`` says what it must be."""
 
     path: Path_

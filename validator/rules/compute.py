@@ -12,7 +12,6 @@ trial).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
@@ -75,8 +74,7 @@ class Layer(NamedTuple):
     data: dict
 
 
-@dataclass
-class Context:
+class Context(NamedTuple):
     """What the rules need to know about a holder besides its own keys."""
 
     role: str                      # "command job", "sweep job", "sweep trial", "component", "step", "inline component"
@@ -97,11 +95,10 @@ class Context:
     node_type: Any = None
 
 
-@dataclass
-class Holder:
+class Holder(NamedTuple):
     path: Path_
     data: dict
-    context: Context = field(default_factory=lambda: Context("", ""))
+    context: Context = Context("", "")
 
 
 def _is_binding(value: Any) -> bool:

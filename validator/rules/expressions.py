@@ -4,8 +4,7 @@ Bindings across pipeline steps (`parent.*`) are checked by the pipeline family."
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import expressions
 from ..diagnostic import Finding, Fix, Severity
@@ -53,8 +52,7 @@ limits:
 """
 
 
-@dataclass
-class CommandSite:
+class CommandSite(NamedTuple):
     """A command string and the names it may refer to."""
 
     path: Path_

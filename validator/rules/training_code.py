@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .. import pycode
 from ..diagnostic import Finding, Severity
@@ -66,8 +66,7 @@ _PARSER = ("import argparse; parser = argparse.ArgumentParser(); "
 
 
 # ----------------------------------------------------------------------------- where code runs
-@dataclass
-class SweepSite:
+class SweepSite(NamedTuple):
     holder: Holder
     objective: dict
     objective_path: Path_
@@ -122,8 +121,7 @@ class Program:
         return [facts for _, facts in self.files]
 
 
-@dataclass
-class Programs:
+class Programs(NamedTuple):
     found: list[Program]
     unseen: list[str]          # programs the command runs that could not be read
     opaque: tuple[str, ...]    # other commands (a shell script, a binary)
@@ -185,8 +183,7 @@ def _quoted(names: list[str]) -> str:
 
 
 # ----------------------------------------------------------------------------- AML701/702/703
-@dataclass
-class MetricVerdict:
+class MetricVerdict(NamedTuple):
     logged: list[tuple[str, pycode.MetricLog]]        # calls that log the metric (file label, call)
     names: list[str]                                  # literal names the code logs
     doubts: list[str]                                 # why "not logged" cannot be proven
