@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from functools import lru_cache
 from typing import Iterable
 
 
@@ -13,7 +14,13 @@ def _initials(name: str) -> str:
 def closest(name: str, candidates: Iterable[object], cutoff: float = 0.6) -> str | None:
     """The candidate ``name`` most likely meant: same text ignoring case, an abbreviation
     (``lr`` for ``learning_rate``, either way round), else the closest spelling."""
-    options = [str(c) for c in candidates]
+    return _closest(name, tuple(str(c) for c in candidates), cutoff)
+
+
+# Rules ask about the same keys in file after file (is `comptue` a misspelt `compute`?), and a
+# spelling comparison costs tens of microseconds.
+@lru_cache(maxsize=4096)
+def _closest(name: str, options: tuple[str, ...], cutoff: float) -> str | None:
     lowered = name.lower()
     for option in options:
         if option.lower() == lowered:
