@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     adopting.add_argument("--no-baseline", action="store_true",
                           help="report every finding, also those the configured baseline records")
     parser.add_argument("-j", "--jobs", type=int, default=0, metavar="N",
-                        help="worker processes for large trees, one per 500 files (default: up to one per core)")
+                        help="worker processes for large trees, one per 250 files (default: up to one per core)")
     parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
                         help="colour in text output (auto: on a terminal, when NO_COLOR is unset)")
     parser.add_argument("-v", "--verbose", action="store_true",

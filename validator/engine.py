@@ -273,12 +273,11 @@ def _prepare_workers() -> None:
 
 
 # A forked worker starts with cold caches (the scripts its files run, the components they use,
-# the rule families, the jsonschema import a broken file needs). Measured on two cores: on
-# Microsoft's examples (284 files) two workers took a quarter more CPU than one process for at
-# most a fifth less wall time; on 553 files, a fifth more CPU for between a third and a tenth
-# less wall time, depending on what else the machine runs (nothing on a CI runner is idle). So a
-# worker gets at least this many files: its start then costs at most about a tenth of its work.
-FILES_PER_WORKER = 500
+# the jsonschema import a broken file needs). Measured on two cores: on Microsoft's examples (284
+# files) two workers took a quarter more CPU than one process for a seventh less wall time; on
+# 553 files, a tenth more CPU for a third less wall time on an idle machine (a tenth on a busy
+# one). So a worker gets at least this many files: below that its start costs more than it saves.
+FILES_PER_WORKER = 250
 
 
 def lint_paths(paths: Iterable[str | Path], config: Config | None = None, jobs: int = 1) -> LintResult:
