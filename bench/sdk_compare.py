@@ -273,7 +273,8 @@ def main() -> int:
         python = sys.executable
         bare = median_of(5, [python, "-c", "pass"], corpus)
         version = median_of(5, LINT + ["--version"], corpus)
-        imports = median_of(5, [python, "-c", "import validator.cli, validator.engine"], corpus)
+        imports = median_of(5, [python, "-c", "import validator.cli, validator.engine, validator.kinds as k, "
+                                "validator.rules as r; [r.checks_for(kind) for kind in k.KINDS]"], corpus)
         serial = median_of(args.rounds, LINT + ["-j", "1", "."], corpus)
         lint_kind = lint_per_kind(corpus)
         sdk_results = sdk_inside[-1]["results"]
