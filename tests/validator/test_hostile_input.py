@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from conftest import BIN
+from validator.config import Config
+from validator.engine import lint_file
 
 GOOD = """\
 $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
@@ -209,3 +211,16 @@ def test_a_file_inside_an_unreadable_folder_is_one_message(locked: Path) -> None
     assert result.returncode == 1, _text(result)
     assert "Traceback" not in _text(result)
     assert "locked/secret.yml:1:1: AML000 error: cannot read file: Permission denied" in _text(result)
+
+
+def test_a_schema_url_that_urllib_cannot_split_is_not_an_internal_error(tmp_path: Path) -> None:
+    # An unclosed IPv6 bracket: urllib raises "Invalid IPv6 URL" (found by the mutation property).
+    from validator.rules.file_level import outdated_schema
+
+    for url in ("https://[azuremlschemas.azureedge.net/latest/commandJob.schema.json",
+                "http://azureml]/sdk-2-0/CommandJob.json"):
+        assert outdated_schema(url) is None
+        spec = tmp_path / "job.yml"
+        spec.write_text(f"$schema: {url}\ncommand: echo hi\nenvironment: azureml:env:1\n")
+        codes = [d.code for d in lint_file(spec, Config(root=tmp_path)).diagnostics]
+        assert "AML000" not in codes, codes

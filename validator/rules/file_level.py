@@ -210,7 +210,10 @@ def outdated_schema(url: str) -> str | None:
     current = CURRENT_SCHEMAS.get(schema_stem(url))
     if current is None or url == current:
         return None
-    parts = urlsplit(url.strip())
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:  # not a URL at all ("https://x[", an unclosed IPv6 bracket): AML011's
+        return None
     host, folder = parts.netloc.lower(), parts.path.rsplit("/", 1)[0].lower()
     if host in ("azureml", "azuremlsdk2.blob.core.windows.net"):
         return current
