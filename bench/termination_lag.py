@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.early_termination import POLICIES as EARLY_TERMINATION_POLICIES  # noqa: E402
+
 TARGET_MEDIAN = 1
 TARGET_MAX = 2
 BIN = Path(sys.executable).parent
@@ -85,14 +87,8 @@ limits:
   max_concurrent_trials: {concurrent}
 {policy}"""
 
-POLICIES = {
-    "bandit": "early_termination:\n  type: bandit\n  slack_factor: 0.1\n  evaluation_interval: 1\n"
-              "  delay_evaluation: 5\n",
-    "median_stopping": "early_termination:\n  type: median_stopping\n  evaluation_interval: 1\n"
-                       "  delay_evaluation: 2\n",
-    "truncation_selection": "early_termination:\n  type: truncation_selection\n  truncation_percentage: 50\n"
-                            "  evaluation_interval: 1\n  delay_evaluation: 5\n",
-}
+# The policies as bench/early_termination.py sets them, so the two benches measure the same ones.
+POLICIES = {name: EARLY_TERMINATION_POLICIES[name] for name in ("bandit", "median_stopping", "truncation_selection")}
 
 
 def _stamp(text: str) -> float:
