@@ -24,7 +24,6 @@ import os
 import re
 import shlex
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -34,6 +33,7 @@ import urllib.request
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from .distributed import free_port
 from .errors import RunnerError
 
 # The distributions that are (or bring) an MLflow client.
@@ -196,6 +196,8 @@ class LoopbackServer:
         """Start the server and wait until it answers; a port taken meanwhile by another
         process is retried with another one."""
         for attempt in range(_PORT_ATTEMPTS):
+            # The kernel's pick of a free port; the server binds it a moment later, and a
+            # collision in between is retried.
             port = free_port()
             started = time.monotonic()
             self._spawn(port)
@@ -285,14 +287,6 @@ def stop_all() -> None:
         for server in _SERVERS.values():
             server.stop()
         _SERVERS.clear()
-
-
-def free_port() -> int:
-    """A port nothing listens on now (the kernel's pick); the server binds it a moment later,
-    and a collision in between is retried (:meth:`LoopbackServer.start`)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 # -- the watcher (python -m runner.mlflow_server ARGV...) --------------------------------------
