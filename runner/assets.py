@@ -162,11 +162,21 @@ def _frozen_component(workspace: Workspace, data: dict[str, Any], source: Path, 
 
 
 def create_compute(workspace: Workspace, name: str, max_instances: int = 4, type_: str = "cpu",
-                   size: str | None = None) -> dict[str, Any]:
+                   size: str | None = None, address: str | None = None) -> dict[str, Any]:
     check_name("compute", name)  # it names the folder of the compute's instance locks
     if max_instances < 1:
         raise RunnerError("--max-instances must be at least 1")
     entry: dict[str, Any] = {"type": type_, "max_instances": max_instances}
+    if type_ == "ray":
+        from . import cluster
+
+        if not address:
+            raise RunnerError("a ray compute needs --address HOST:PORT, the head of the cluster "
+                              f"(`{cluster.START_HEAD}` prints it)")
+        entry["address"] = cluster.check_address(address)
+    elif address:
+        raise RunnerError(f"--address is the head of a Ray cluster; a {type_} compute runs on this machine "
+                          "(--type ray for a cluster)")
     if size:
         entry["size"] = size
     workspace.register("compute", name, None, entry)

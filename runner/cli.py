@@ -7,7 +7,7 @@
     aml-run job plot SWEEP [--file sweep.png]
     aml-run job download NAME [--output-name X] [--download-path D] [--all]
     aml-run data|environment|component create --file F       (data also: --name --version --path --type)
-    aml-run compute create --name cpu-cluster [--max-instances K] [--type cpu|gpu]
+    aml-run compute create --name cpu-cluster [--max-instances K] [--type cpu|gpu|ray [--address HOST:PORT]]
     aml-run data|environment|component|compute list|show
     aml-run data map --uri-prefix URI --path DIR | --list    read remote URIs from a local copy
     aml-run schedule create --file schedule.yml | list | show NAME [--next N]
@@ -122,8 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
             create.add_argument("--name", "-n", required=True, help="the compute's name (azureml:NAME in specs)")
             create.add_argument("--max-instances", type=int, default=4, metavar="K",
                                 help="jobs or nodes at once on it; the rest wait in Queued")
-            create.add_argument("--type", choices=("cpu", "gpu"), default="cpu",
-                                help="a label: jobs run on this machine either way")
+            create.add_argument("--type", choices=("cpu", "gpu", "ray"), default="cpu",
+                                help="cpu and gpu are labels (jobs run on this machine); ray: a Ray cluster, "
+                                     "where jobs, trials, steps and nodes run (needs --address)")
+            create.add_argument("--address", metavar="HOST:PORT",
+                                help="a ray compute's head node, as `ray start --head` prints it")
             create.add_argument("--size", metavar="VM_SIZE",
                                 help="a VM size, recorded for the record (e.g. Standard_DS3_v2)")
         else:
@@ -371,7 +374,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     elif args.group == "component":
         entry = assets.create_component(workspace, args.file)
     else:
-        entry = assets.create_compute(workspace, args.name, args.max_instances, args.type, args.size)
+        entry = assets.create_compute(workspace, args.name, args.max_instances, args.type, args.size, args.address)
     _print(entry, args.output, tuple(entry))
     return 0
 

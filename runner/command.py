@@ -27,7 +27,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable
+from typing import IO, Any, Callable, Iterable, Protocol
 
 from validator.spec import CommandJob, Spec
 
@@ -217,16 +217,29 @@ def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) ->
         raise RunnerError(f"resources.instance_count is {count} but compute '{name}' has at most "
                           f"{maximum} instances; lower it or `aml-run compute create --name {name} "
                           f"--max-instances {count}`")
-    return {"name": name, "kind": str(entry.get("type") or "cpu"), "max_instances": maximum,
+    kind = str(entry.get("type") or "cpu")
+    if kind == "ray":
+        from . import cluster
+
+        if not cluster.available():
+            raise RunnerError(f"compute '{name}' is a Ray cluster: {cluster.NEEDS_RAY}")
+        address = str(entry.get("address") or "")
+        return {"name": name, "kind": kind, "max_instances": maximum, "address": address,
+                "note": f"compute {name}: the Ray cluster at {address}"}
+    return {"name": name, "kind": kind, "max_instances": maximum,
             "note": f"compute {name}: runs on this machine"}
 
 
 # -- executing (in the supervisor) ---------------------------------------------------------------
 
 def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
-            exclude: tuple[Path, ...] = ()) -> tuple[dict[str, str | None], dict[str, str]]:
+            exclude: tuple[Path, ...] = (), cluster_tracking: str | None = None
+            ) -> tuple[dict[str, str | None], dict[str, str]]:
     """Preparing: snapshot, inputs, outputs, environment check, the MLflow run. Returns the
-    substitution values and the job's environment variables."""
+    substitution values and the job's environment variables. ``cluster_tracking``: the job
+    runs on a cluster's node, which builds its environment itself and logs to MLflow through
+    this server; the variables are then those of the job's paths here (runner/cluster.py moves
+    them to the node's)."""
     from .snapshot import take_snapshot
 
     wd = run_dir / "wd"
@@ -249,7 +262,10 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     for name, planned in plan.outputs.items():
         values[f"outputs.{name}"] = inputs.prepare_output(planned)
     values.update(plan.known_values or {})
-    interpreter, extra = prepare_environment(plan.environment, log, run_dir)
+    if cluster_tracking:
+        interpreter, extra = planned_interpreter(plan.environment, run_dir)
+    else:
+        interpreter, extra = prepare_environment(plan.environment, log, run_dir)
     if plan.environment.get("build") and not plan.environment.get("requirements"):
         # Nothing was asked for: the job has the base's packages. Say now what its script
         # imports that the base lacks, rather than after a ModuleNotFoundError.
@@ -272,7 +288,7 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
                                    "experiment_id": run["experiment_id"]})
     log(f"MLflow run {run['run_id']} in experiment '{plan.experiment_name}' ({plan.tracking_uri})")
     env = job_environment(plan, interpreter, extra, run, run_dir)
-    server = loopback_tracking(plan, extra, log, tracking, wd)
+    server = cluster_tracking or loopback_tracking(plan, extra, log, tracking, wd)
     if server:
         env["MLFLOW_TRACKING_URI"] = server
     # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
@@ -383,6 +399,18 @@ def prepare_environment(environment: dict[str, Any], log: Log, run_dir: Path
     return interpreter, {"VIRTUAL_ENV": str(layer), "AMLLAB_ENV_BIN": str(built.venv / "bin")}
 
 
+def planned_interpreter(environment: dict[str, Any], run_dir: Path
+                        ) -> tuple[environments.Interpreter, dict[str, str]]:
+    """The interpreter :func:`prepare_environment` will give the job in ``run_dir`` (its venv at
+    ``env/``, or a registered ``--python``), without building anything: for a job whose node
+    builds it."""
+    if not environment.get("build"):
+        return (environments.Interpreter(environment["python"], environment["label"]),
+                dict(environment.get("env") or {}))
+    layer = run_dir / "env"
+    return environments.Interpreter(str(layer / "bin" / "python"), environment["label"]), {"VIRTUAL_ENV": str(layer)}
+
+
 def _same_python(pin: str) -> bool:
     here = "%d.%d.%d" % sys.version_info[:3]
     return here == pin or here.startswith(pin.rstrip(".*") + ".")
@@ -399,12 +427,8 @@ def _torch_here() -> str:
 
 def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
                     extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in _HOST_VARIABLES_DROPPED}
-    env.update(extra)
-    base_path = os.environ.get("PATH")
-    if extra.get("AMLLAB_ENV_BIN"):
-        base_path = os.pathsep.join([env.pop("AMLLAB_ENV_BIN"), base_path or os.defpath])
-    env["PATH"] = environments.path_with(interpreter, base_path)
+    env = host_variables()
+    env.update(interpreter_variables(interpreter, extra, os.environ.get("PATH")))
     # Logs should reach std_log.txt as they are written, as they do in the service's log view.
     env.setdefault("PYTHONUNBUFFERED", "1")
     workspace = Path(plan.workspace)
@@ -423,6 +447,23 @@ def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
     return env
 
 
+def host_variables() -> dict[str, str]:
+    """This machine's environment, less what would point the job's MLflow elsewhere."""
+    return {key: value for key, value in os.environ.items() if key not in _HOST_VARIABLES_DROPPED}
+
+
+def interpreter_variables(interpreter: environments.Interpreter, extra: dict[str, str],
+                          base_path: str | None) -> dict[str, str]:
+    """The variables that select the job's interpreter: ``extra`` (its VIRTUAL_ENV) and a PATH
+    with the interpreter's folder first, then its shared build's console scripts."""
+    variables = dict(extra)
+    build_bin = variables.pop("AMLLAB_ENV_BIN", None)
+    if build_bin:
+        base_path = os.pathsep.join([build_bin, base_path or os.defpath])
+    variables["PATH"] = environments.path_with(interpreter, base_path)
+    return variables
+
+
 def render(command: str, values: dict[str, str | None], where: Path | None = None) -> str:
     try:
         return render_command(command, values)
@@ -435,10 +476,60 @@ def single(run_dir: Path, command: str, env: dict[str, str]) -> list[distributed
     return [distributed.Launch(["bash", "-c", command], env, run_dir / USER_LOG, "the command", ranked=False)]
 
 
+class Host(Protocol):
+    """Where a job's processes run: this machine (:class:`LocalHost`) or a cluster's nodes
+    (runner/cluster.py). :func:`execute` starts, watches and stops them through it alone."""
+
+    def start(self, launch: distributed.Launch, cwd: Path) -> None:
+        """Start ``launch`` and set its ``process`` (poll, wait, returncode, as a Popen's)."""
+
+    def record(self, run_dir: Path, launches: list[distributed.Launch]) -> None:
+        """Write where the started processes are to the job's status."""
+
+    def stop(self, launches: list[distributed.Launch], grace: float) -> None:
+        """Stop whatever of ``launches`` still runs (SIGTERM, ``grace`` seconds, SIGKILL)."""
+
+    def end(self, run_dir: Path, keep: frozenset[int], alone: bool) -> int:
+        """After the processes ended: stop what they left running; returns how many there were."""
+
+    def lost(self) -> str | None:
+        """Why the processes' machine was lost while they ran, or None."""
+
+    def lay_out(self, layout: dict[str, Any]) -> dict[str, Any]:
+        """A distributed job's layout as this host runs it (a cluster's node 0 holds the
+        rendezvous)."""
+
+
+class LocalHost:
+    """A job's processes on this machine, each the leader of its own process group."""
+
+    def start(self, launch: distributed.Launch, cwd: Path) -> None:
+        launch.process = process.spawn(launch.argv, cwd=cwd, env=launch.env, log=launch.log)
+        launch.pgid = launch.process.pid
+
+    def record(self, run_dir: Path, launches: list[distributed.Launch]) -> None:
+        pgids = [launch.pgid for launch in launches]
+        status.update(run_dir, pgid=pgids[0], pgids=pgids)
+
+    def stop(self, launches: list[distributed.Launch], grace: float) -> None:
+        process.stop_groups([launch.pgid for launch in launches], grace=grace,
+                            reap=[launch.process for launch in launches])
+
+    def end(self, run_dir: Path, keep: frozenset[int], alone: bool) -> int:
+        return process.stop_descendants(keep=keep) if alone else process.stop_marked(MARKER, str(run_dir))
+
+    def lost(self) -> str | None:
+        return None
+
+    def lay_out(self, layout: dict[str, Any]) -> dict[str, Any]:
+        return layout
+
+
 def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | None,
-            cancel: Cancel, log: Log, on_start: Callable[[list[int]], None] | None = None,
+            cancel: Cancel, log: Log, on_start: Callable[[list[distributed.Launch]], None] | None = None,
             keep: frozenset[int] = frozenset(), alone: bool = True,
-            timeout_status: str = "Failed", preempt_after: float | None = None) -> Outcome:
+            timeout_status: str = "Failed", preempt_after: float | None = None,
+            host: "Host | None" = None) -> Outcome:
     """Running: start the job's processes (:func:`single`, or a distributed job's launchers)
     in the snapshot, each in its own process group; stop all of them on timeout, cancel,
     preemption or the first one that fails; never leave a process behind. ``keep`` are
@@ -447,14 +538,15 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
     it is this job's; otherwise (a sweep's trials) the job's strays are found by its marker. A
     timeout ends the job as ``timeout_status``: a command job's limits.timeout fails it, a
     sweep's trial_timeout cancels the trial. ``preempt_after``: seconds after which the job's
-    node is taken (a simulated spot eviction); the outcome is then ``Preempted``."""
+    node is taken (a simulated spot eviction); the outcome is then ``Preempted``. ``host``: where
+    the processes run, this machine unless a cluster's (runner/cluster.py)."""
+    host = host or LocalHost()
     (run_dir / USER_LOG).parent.mkdir(parents=True, exist_ok=True)
     for launch in launches:
         launch.log.parent.mkdir(parents=True, exist_ok=True)
-        launch.process = process.spawn(launch.argv, cwd=run_dir / "wd", env=launch.env, log=launch.log)
-        launch.pgid = launch.process.pid
+        host.start(launch, run_dir / "wd")
     if on_start:
-        on_start([launch.pgid for launch in launches])
+        on_start(launches)
     started = time.monotonic()
     deadline = started + timeout if timeout else None
     eviction = started + preempt_after if preempt_after is not None else None
@@ -483,13 +575,15 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
         log(f"{failed.role} failed (exit code {failed.process.returncode}): stopping the others")
     # Whatever is still running (every process on cancel; the other nodes when one failed; the
     # parameter servers once the workers are done) goes, and so does anything left in a group.
-    process.stop_groups([launch.pgid for launch in launches], grace=5.0 if reason else 1.0,
-                        reap=[launch.process for launch in launches])
+    host.stop(launches, grace=5.0 if reason else 1.0)
     codes = [launch.process.wait() for launch in launches]
-    strays = process.stop_descendants(keep=keep) if alone else process.stop_marked(MARKER, str(run_dir))
+    strays = host.end(run_dir, keep, alone)
     if strays:
         log(f"stopped {strays} process(es) the command left running")
     code = failed.process.returncode if failed is not None else codes[0]
+    lost = host.lost()
+    if lost and reason is None:
+        return Outcome("Failed", code, {"code": "NodeLost", "message": lost})
     if reason == "timeout":
         if timeout_status == "Canceled":
             return Outcome("Canceled", code, {"code": "TrialTimeout", "message":
@@ -585,7 +679,13 @@ class JobRun(Walk):
             if cancel.requested:
                 return canceled_before_running()
             self.enter("Preparing")
-            values, env = prepare(run_dir, plan, log, self.tracking, exclude=(self.workspace.folder,))
+            server = None
+            if self.on_cluster:
+                from . import cluster
+
+                server = cluster.tracking_server(plan, log, self.tracking)
+            values, env = prepare(run_dir, plan, log, self.tracking, exclude=(self.workspace.folder,),
+                                  cluster_tracking=server)
             status.update(run_dir, inputs={key.split(".", 1)[1]: value for key, value in values.items()
                                            if key.startswith("inputs.")})
             rendered = render(plan.command or "", values)
@@ -603,14 +703,30 @@ class JobRun(Walk):
         layout = self.plan.distribution
         return len(layout["local_nodes"]) if layout else 1
 
-    def launches(self, rendered: str, env: dict[str, str]) -> list[distributed.Launch]:
+    @property
+    def on_cluster(self) -> bool:
+        return self.plan.compute.get("kind") == "ray"
+
+    def place(self, env: dict[str, str]) -> Host | None:
+        """Where the job's processes run this time: this machine, or nodes of its cluster
+        compute, chosen, given the job's files and its environment built (None: canceled
+        meanwhile)."""
+        if not self.on_cluster:
+            return LocalHost()
+        from . import cluster
+
+        return cluster.ClusterHost.place(self.run_dir, self.plan, env, self.log, self.cancel, self.nodes())
+
+    def launches(self, rendered: str, env: dict[str, str], host: Host) -> list[distributed.Launch]:
         layout = self.plan.distribution
         if not layout:
             return single(self.run_dir, rendered, env)
+        layout = host.lay_out(layout)
         # The job environment's interpreter, as prepared (its virtual environment when built).
         python = str(Path(env["VIRTUAL_ENV"]) / "bin" / "python") if env.get("VIRTUAL_ENV") \
             else self.plan.environment["python"]
-        if layout["type"] == "pytorch" and not distributed.torch_available(python):
+        # A cluster's node builds the environment itself, and looks for torch there.
+        if layout["type"] == "pytorch" and isinstance(host, LocalHost) and not distributed.torch_available(python):
             raise RunnerError(f"distribution type pytorch starts torch's elastic launcher with {python}, "
                               "which cannot import torch: install torch there (pip install torch)")
         if layout["type"] == "mpi":
@@ -625,18 +741,27 @@ class JobRun(Walk):
         evictions = list(self.plan.preempt_after or [])
         attempt = 0
         while True:
-            launches = self.launches(rendered, env)
+            host = self.place(env)
+            if host is None:
+                return canceled_before_running()
+            launches = self.launches(rendered, env, host)
             self.enter("Running")
             outcome = execute(
                 self.run_dir, launches, self.plan.timeout, self.cancel, self.log,
-                on_start=lambda pgids: status.update(self.run_dir, pgid=pgids[0], pgids=pgids), keep=self.keep(),
+                on_start=lambda started: host.record(self.run_dir, started), keep=self.keep(),
                 alone=self.alone, timeout_status="Failed" if self.alone else "Canceled",
-                preempt_after=evictions[attempt] if attempt < len(evictions) else None)
-            if outcome.status != "Preempted":
+                preempt_after=evictions[attempt] if attempt < len(evictions) else None, host=host)
+            node_lost = (outcome.error or {}).get("code") == "NodeLost"
+            if outcome.status != "Preempted" and not (node_lost and self.plan.job_tier == "spot"):
                 return outcome
             attempt += 1
-            self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
-                     f"(preemption {attempt} of {len(evictions)}), ./outputs is kept")
+            if node_lost:
+                # A spot job's node that goes away is what an eviction is: the service re-queues it.
+                self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
+                         f"(preemption {attempt}), ./outputs is kept")
+            else:
+                self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
+                         f"(preemption {attempt} of {len(evictions)}), ./outputs is kept")
             status.update(self.run_dir, preemptions=attempt)
             release(self.slot)
             self.enter("Queued")
@@ -691,6 +816,10 @@ class CommandExecutor(Executor):
                          rank_logs=sorted(str(path) for path in (run_dir / distributed.RANK_LOGS).glob("rank_*.txt")))
         if plan.job_tier:
             shown.update(job_tier=plan.job_tier, preemptions=record.get("preemptions", 0))
+        if record.get("cluster"):
+            # Where each of the job's nodes ran on its Ray cluster compute.
+            shown["cluster_nodes"] = [{"node_id": node["node_id"], "ip": node["ip"], "hostname": node["hostname"]}
+                                      for node in record["cluster"].get("nodes", [])]
         if plan.parent:
             shown.update({"parent_job_name": plan.parent, "params": plan.params or {},
                           "stopped_by": record.get("stopped_by")})

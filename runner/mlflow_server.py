@@ -180,13 +180,25 @@ def clients_in(site_packages: Path) -> dict[str, str]:
     return found
 
 
+def _checks_host_header() -> bool:
+    """Whether this MLflow's server checks the Host header (and takes --allowed-hosts): 3.5 on."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        return Version(base_version()) >= Version("3.5")
+    except InvalidVersion:
+        return True
+
+
 # -- the servers of this process ---------------------------------------------------------------
 
 class LoopbackServer:
-    """One ``mlflow server`` over ``backend_uri`` on 127.0.0.1, under its watcher."""
+    """One ``mlflow server`` over ``backend_uri`` on ``host`` (127.0.0.1 unless a cluster's nodes
+    must reach it), under its watcher."""
 
-    def __init__(self, backend_uri: str, artifact_root: Path, log: Path) -> None:
+    def __init__(self, backend_uri: str, artifact_root: Path, log: Path, host: str = "127.0.0.1") -> None:
         self.backend_uri = backend_uri
+        self.host = host
         self.artifact_root = artifact_root
         self.log = log
         self.process: subprocess.Popen | None = None
@@ -198,11 +210,11 @@ class LoopbackServer:
         for attempt in range(_PORT_ATTEMPTS):
             # The kernel's pick of a free port; the server binds it a moment later, and a
             # collision in between is retried.
-            port = free_port()
+            port = free_port(self.host)
             started = time.monotonic()
             self._spawn(port)
             if self._wait(port):
-                self.url = f"http://127.0.0.1:{port}"
+                self.url = f"http://{self.host}:{port}"
                 say(f"MLflow server {self.url} over {self.backend_uri} started in "
                     f"{time.monotonic() - started:.1f} s (log: {self.log})")
                 return self.url
@@ -218,7 +230,11 @@ class LoopbackServer:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         argv = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", self.backend_uri,
                 "--default-artifact-root", self.artifact_root.as_uri(), "--no-serve-artifacts",
-                "--host", "127.0.0.1", "--port", str(port), "--workers", "1"]
+                "--host", self.host, "--port", str(port), "--workers", "1"]
+        if self.host != "127.0.0.1" and _checks_host_header():
+            # MLflow answers only Host headers it knows (localhost and private addresses by
+            # default): the address the cluster's nodes call this machine by is one.
+            argv += ["--allowed-hosts", f"{self.host},{self.host}:{port}"]
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("MLFLOW_RUN", "MLFLOW_EXPERIMENT", "AMLLAB_RUN_DIR"))}
         # A server of its own needs none of the job queue (a scheduler and seven huey consumer
@@ -236,7 +252,7 @@ class LoopbackServer:
             if self.process.poll() is not None:
                 return False
             try:
-                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=5).close()
+                urllib.request.urlopen(f"http://{self.host}:{port}/health", timeout=5).close()
                 return True
             except (urllib.error.URLError, OSError):
                 time.sleep(0.1)
@@ -263,14 +279,17 @@ _SERVERS: dict[str, LoopbackServer] = {}
 _LOCK = threading.Lock()
 
 
-def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None]) -> str:
-    """The URL of this process's server over ``backend_uri``, started now if it is not yet
-    (several trials asking at once wait for one start)."""
+def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None],
+                     host: str = "127.0.0.1") -> str:
+    """The URL of this process's server over ``backend_uri`` on ``host``, started now if it is
+    not yet (several trials asking at once wait for one start)."""
     with _LOCK:
-        server = _SERVERS.get(backend_uri)
+        key = f"{backend_uri} on {host}"
+        server = _SERVERS.get(key)
         if server is None or server.url is None or server.process is None or server.process.poll() is not None:
-            server = LoopbackServer(backend_uri, artifact_root, logs / f"mlflow-server-{os.getpid()}.log")
-            _SERVERS[backend_uri] = server
+            suffix = "" if host == "127.0.0.1" else f"-{host}"
+            server = LoopbackServer(backend_uri, artifact_root, logs / f"mlflow-server-{os.getpid()}{suffix}.log", host)
+            _SERVERS[key] = server
             server.start(say)
         assert server.url is not None
         return server.url

@@ -271,7 +271,10 @@ class Trial:
     def _command_running(self) -> bool:
         """Whether the trial's command (each node's process) is still running: False once all
         have exited, even before the walk reaps them. Before it started, True."""
-        pgids = self.record().get("pgids")
+        record = self.record()
+        if record.get("cluster"):  # on a cluster's node: the supervisor's last word from the node
+            return not record.get("command_ended")
+        pgids = record.get("pgids")
         return not pgids or any(process.pid_alive(pgid) for pgid in pgids)
 
 
@@ -787,6 +790,9 @@ def trial_rows(run_dir: Path, record: dict[str, Any], read: Any) -> list[dict[st
             "would_have_stopped": own.get("would_have_stopped")}
         rows.append({**row, "status": own.get("status"), "error": own.get("error"),
                      "start_time": own.get("start_time"), "end_time": own.get("end_time")})
+        nodes = (own.get("cluster") or {}).get("nodes")
+        if nodes:  # on a Ray cluster compute: the node the trial ran on
+            rows[-1]["node"] = f"{nodes[0]['ip']} (Ray node {nodes[0]['node_id'][:8]})"
     return rows
 
 

@@ -1,0 +1,281 @@
+"""A Ray cluster compute for real: two Ray nodes started with `ray start` on this machine's
+loopback (a head and a worker, as on two machines), a real supervisor, real trials, steps and
+torch ranks on the nodes, real MLflow through a real `mlflow server`."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from amlrun import aml_run, pid_gone, submit
+from conftest import BIN
+from runner import status
+from runner.distributed import free_port
+from runner.workspace import Workspace
+
+pytest.importorskip("ray", reason="the cluster extra is not installed (pip install 'amllab[cluster]')")
+# One cluster for the module: its tests run in one worker.
+pytestmark = pytest.mark.xdist_group("ray-cluster")
+
+
+def _ray(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    return subprocess.run([str(BIN / "ray"), *args], capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.fixture(scope="module")
+def cluster() -> dict:
+    """A head and a worker node, each with 2 CPUs (so a node can hold two jobs)."""
+    # Ray's socket paths must stay short: a folder right under /tmp, not pytest's deep ones.
+    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+    port = free_port()
+    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+    head = _ray("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard=false",
+                "--temp-dir", temp, "--disable-usage-stats", env=env)
+    assert head.returncode == 0, head.stderr
+    worker = _ray("start", "--address", f"127.0.0.1:{port}", "--num-cpus", "2", "--disable-usage-stats", env=env)
+    assert worker.returncode == 0, worker.stderr
+    yield {"address": f"127.0.0.1:{port}", "temp": temp}
+    # Only this cluster's processes (`ray stop` would stop every cluster on the machine).
+    for pid in _processes_mentioning(temp):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def _processes_mentioning(text: str) -> list[int]:
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if text.encode() in Path(f"/proc/{entry}/cmdline").read_bytes():
+                    found.append(int(entry))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.fixture
+def lab(tmp_path: Path, cluster: dict) -> Path:
+    (tmp_path / ".amllab").mkdir()
+    created = aml_run("compute", "create", "--name", "ray-cluster", "--type", "ray", "--address", cluster["address"],
+                      "--max-instances", "2", cwd=tmp_path)
+    assert created.returncode == 0, created.stderr
+    return tmp_path
+
+
+def show(folder: Path, name: str) -> dict:
+    result = aml_run("job", "show", name, "-o", "json", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def finish(folder: Path, name: str, timeout: float = 240) -> dict:
+    result = aml_run("job", "stream", name, cwd=folder, timeout=timeout)
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
+    return show(folder, name)
+
+
+def write(folder: Path, relative: str, text: str) -> Path:
+    path = folder / relative
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text))
+    return path
+
+
+def processes_of(job: str) -> list[int]:
+    """Live processes of a job or its children, wherever they run on this machine (each has
+    AZUREML_RUN_ID=<its job's name>)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if any(item.startswith(f"AZUREML_RUN_ID={job}".encode()) for item in environ) and not pid_gone(int(entry)):
+            found.append(int(entry))
+    return found
+
+
+CURVE = """\
+import argparse, os, time
+import mlflow
+
+parser = argparse.ArgumentParser()
+parser.add_argument("--quality", type=float)
+parser.add_argument("--copy")
+args = parser.parse_args()
+os.makedirs("outputs", exist_ok=True)
+with open("outputs/node.txt", "w") as out:
+    out.write(os.environ["AMLLAB_NODE_ID"])
+for step in range(1, 7):
+    mlflow.log_metric("score", round(args.quality * step / 6, 4), step=step)
+    print("interval", step, flush=True)
+    time.sleep(0.3)
+"""
+
+SWEEP = """\
+$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+type: sweep
+trial:
+  code: ./src
+  command: python curve.py --quality ${{search_space.quality}} --copy ${{search_space.copy}}
+  environment:
+    image: python:3.11-slim
+compute: azureml:ray-cluster
+sampling_algorithm: grid
+search_space:
+  quality: {type: choice, values: [1.0, 0.3, 0.9, 0.2]}
+  copy: {type: choice, values: [a, b]}
+objective: {goal: maximize, primary_metric: score}
+limits: {max_total_trials: 8, max_concurrent_trials: 2}
+early_termination: {type: bandit, slack_factor: 0.1, evaluation_interval: 1, delay_evaluation: 2}
+"""
+
+
+def test_a_sweeps_trials_run_on_both_nodes_and_a_bandit_cancel_stops_the_remote_trial(lab: Path) -> None:
+    write(lab, "src/curve.py", CURVE)
+    name = submit(lab, write(lab, "sweep.yml", SWEEP))
+    shown = finish(lab, name)
+    assert shown["status"] == "Completed", shown.get("error")
+    rows = shown["trials"]
+    assert len(rows) == 8
+    workspace = Workspace(lab / ".amllab")
+    # Each trial says where it ran, and so does the trial itself, from its node's variables.
+    written = {row["name"]: (workspace.run_dir(row["name"]) / "wd" / "outputs" / "node.txt").read_text() for row in rows}
+    assert len(set(written.values())) == 2, written
+    for row in rows:
+        assert written[row["name"]][:8] in row["node"]
+    # Quality 1.0 runs first, two at a time; every other trial falls below the bandit's threshold
+    # (slack factor 0.1) at interval 2, and its process on the node is stopped there.
+    statuses = {int(row["name"].rsplit("_", 1)[1]): row["status"] for row in rows}
+    assert statuses[0] == statuses[1] == "Completed"
+    canceled = [row for row in rows if row["status"] == "Canceled"]
+    assert canceled and all(row["stopped_by"]["policy"] == "bandit" for row in canceled)
+    for row in canceled:
+        log = (workspace.run_dir(row["name"]) / "user_logs" / "std_log.txt").read_text()
+        assert "interval 2" in log and "interval 6" not in log, log  # stopped mid-run, and its log came back
+    assert shown["best_trial"]["metric"] == pytest.approx(1.0)
+    assert not processes_of(name)
+    # Nothing of the trials is left on the nodes either: each node's copy of a run folder is gone.
+    assert not [path for path in _scratch().glob(f"{name}_*")]
+
+
+def _scratch() -> Path:
+    from runner.cluster_node import scratch_root
+
+    return scratch_root()
+
+
+STEP = """\
+type: command
+code: ./steps
+command: python stamp.py ${{outputs.stamp}}
+environment: {image: python:3.11-slim}
+compute: azureml:ray-cluster
+outputs:
+  stamp: {type: uri_folder}
+"""
+STAMP = """\
+import os, sys, time
+start = time.time()
+time.sleep(2.5)
+with open(os.path.join(sys.argv[1], "span.json"), "w") as out:
+    out.write('{"node": "%s", "start": %f, "end": %f}' % (os.environ["AMLLAB_NODE_ID"], start, time.time()))
+"""
+
+
+def test_a_pipelines_independent_steps_run_at_once_on_two_nodes_and_a_second_run_reuses_both(lab: Path) -> None:
+    write(lab, "steps/stamp.py", STAMP)
+    body = textwrap.indent(STEP, "    ")
+    spec = write(lab, "pipeline.yml", "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\n"
+                 "type: pipeline\njobs:\n  left:\n" + body + "  right:\n" + body.replace("stamp.py", "stamp.py "))
+    first = finish(lab, submit(lab, spec))
+    assert first["status"] == "Completed", first.get("error")
+    spans = {step: json.loads((Path(first["jobs"][step]["outputs"]["stamp"]) / "span.json").read_text())
+             for step in ("left", "right")}
+    assert spans["left"]["node"] != spans["right"]["node"]
+    assert spans["left"]["start"] < spans["right"]["end"] and spans["right"]["start"] < spans["left"]["end"]
+    second = finish(lab, submit(lab, spec))
+    assert second["status"] == "Completed", second.get("error")
+    assert {step: node["reused"] for step, node in second["jobs"].items()} == {"left": True, "right": True}
+
+
+DDP = """\
+import json, os
+import torch
+import torch.distributed as dist
+
+dist.init_process_group("gloo")
+total = torch.tensor([float(dist.get_rank() + 1)])
+dist.all_reduce(total)
+os.makedirs("outputs", exist_ok=True)
+with open(f"outputs/rank_{dist.get_rank()}.json", "w") as out:
+    json.dump({"node": os.environ["AMLLAB_NODE_ID"], "node_rank": os.environ["NODE_RANK"],
+               "world": dist.get_world_size(), "sum": total.item()}, out)
+dist.destroy_process_group()
+"""
+
+PYTORCH_JOB = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python ddp.py
+code: ./ddp
+environment: {image: python:3.11-slim}
+compute: azureml:ray-cluster
+resources: {instance_count: 2}
+distribution: {type: pytorch, process_count_per_instance: 1}
+"""
+
+
+def test_a_two_node_pytorch_job_puts_one_node_on_each_ray_node(lab: Path) -> None:
+    write(lab, "ddp/ddp.py", DDP)
+    name = submit(lab, write(lab, "ddp.yml", PYTORCH_JOB))
+    shown = finish(lab, name)
+    assert shown["status"] == "Completed", shown.get("error")
+    outputs = Workspace(lab / ".amllab").run_dir(name) / "wd" / "outputs"
+    ranks = [json.loads((outputs / f"rank_{rank}.json").read_text()) for rank in (0, 1)]
+    assert [rank["node_rank"] for rank in ranks] == ["0", "1"]
+    assert ranks[0]["node"] != ranks[1]["node"]
+    assert all(rank["world"] == 2 and rank["sum"] == 3.0 for rank in ranks)  # the two met in one group
+    assert [node["node_id"] for node in shown["cluster_nodes"]] == [rank["node"] for rank in ranks]
+
+
+SLOW_SWEEP = SWEEP.replace("python curve.py", "sleep 600 && python curve.py")
+
+
+def test_killing_the_supervisor_of_a_remote_sweep_leaves_no_process_on_either_node(lab: Path) -> None:
+    write(lab, "src/curve.py", CURVE)
+    name = submit(lab, write(lab, "slow.yml", SLOW_SWEEP))
+    workspace = Workspace(lab / ".amllab")
+    # Both running trials' commands started on their nodes (they sleep there).
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and len(processes_of(name)) < 4:  # bash and sleep, per trial
+        time.sleep(0.2)
+    running = processes_of(name)
+    assert len(running) >= 4, status.read(workspace.run_dir(name))
+    supervisor = status.read(workspace.run_dir(name))["supervisor"]["pid"]
+    os.kill(supervisor, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (processes_of(name) or not all(pid_gone(pid) for pid in running)):
+        time.sleep(0.2)
+    assert not processes_of(name), [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in processes_of(name)]
+    # The MLflow server the nodes logged to went with its supervisor, and so did the nodes'
+    # copies of the trials' run folders.
+    servers = f"--backend-store-uri\0sqlite:///{lab / '.amllab' / 'mlflow.db'}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and _processes_mentioning(servers):
+        time.sleep(0.2)
+    assert not _processes_mentioning(servers)
+    assert not list(_scratch().glob(f"{name}_*"))
+    # A reader finds the supervisor gone and ends the sweep.
+    assert show(lab, name)["status"] == "Failed"
