@@ -63,8 +63,9 @@ mpi:
 # The whole suite, labs included, over four worker processes as well: most of a test's time is
 # spent waiting on real jobs, so four keep two cores busy (the serial run takes twice as long).
 # `make test-serial` runs it in one process, for a failure that only shows there.
+# --dist loadgroup: the tests of one Ray cluster (tests/runner/test_cluster.py) share a worker.
 test: $(VENV)/.installed-dev mpi
-	$(PY) -m pytest -q -n 4
+	$(PY) -m pytest -q -n 4 --dist loadgroup
 
 test-serial: $(VENV)/.installed-dev mpi
 	$(PY) -m pytest -q
@@ -72,7 +73,7 @@ test-serial: $(VENV)/.installed-dev mpi
 # The inner loop: every test but the labs (tests marked `lab` run a scenario lab for real),
 # spread over worker processes (pytest-xdist; four keep two cores busy while jobs wait).
 check: $(VENV)/.installed-dev mpi
-	$(PY) -m pytest -q -m "not lab" -n 4
+	$(PY) -m pytest -q -m "not lab" -n 4 --dist loadgroup
 
 bench: $(VENV)/.installed-dev
 	$(PY) bench/lint_bench.py

@@ -51,6 +51,8 @@ START_HEAD = "ray start --head --port 6379"
 POLL_PERIOD = 0.25
 # Seconds a node may take to answer one question before it is taken for lost.
 ANSWER_TIMEOUT = 60.0
+# How long a node Ray calls unreachable for now may stay so before its job counts it lost.
+UNREACHABLE_GRACE = 10.0
 # How long a job may wait for the cluster to place it before the log says so.
 PLACEMENT_NOTICE = 5.0
 
@@ -156,6 +158,7 @@ class Agent:
                             key=lambda pair: -len(pair[0]))
         self.processes: list[RemoteProcess] = []
         self.env: dict[str, str] = {}  # the job's variables on the node, once its environment is built
+        self.unreachable_since: float | None = None
 
     @property
     def name(self) -> str:
@@ -317,9 +320,13 @@ class ClusterHost:
                 continue
             try:
                 answer = ray.get(agent.actor.poll.remote(), timeout=ANSWER_TIMEOUT)
+            except ray.exceptions.ActorUnavailableError as error:
+                self._lose(agent, error, transient=True)
+                continue
             except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError) as error:
                 self._lose(agent, error)
                 continue
+            agent.unreachable_since = None
             self._append(answer["logs"])
             for process in agent.processes:
                 said = answer["ended"].get(process.key)
@@ -329,8 +336,15 @@ class ClusterHost:
         if all(process.returncode is not None for agent in self.agents for process in agent.processes):
             status.update(self.run_dir, command_ended=True)
 
-    def _lose(self, agent: Agent, error: BaseException) -> None:
+    def _lose(self, agent: Agent, error: BaseException, transient: bool = False) -> None:
+        """The node of ``agent`` is gone: its processes count as killed. ``transient``: Ray says
+        the actor is only unreachable for now; a node that stays so for UNREACHABLE_GRACE is lost."""
+        if transient:
+            agent.unreachable_since = agent.unreachable_since or time.monotonic()
+            if time.monotonic() - agent.unreachable_since < UNREACHABLE_GRACE:
+                return
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        reason = reason if len(reason) <= 200 else reason[:200] + "..."
         if self.lost_reason is None:
             self.lost_reason = (f"node {agent.name} was lost while the job ran ({type(error).__name__}: {reason}); "
                                 "the job's processes there are gone")
@@ -460,3 +474,75 @@ def _unpack(archive: bytes, run_dir: Path, external: dict[str, str]) -> None:
             Path(local).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(came, local)
     shutil.rmtree(run_dir / "external_outputs", ignore_errors=True)
+
+
+class LoopbackCluster:
+    """A Ray cluster of ``nodes`` nodes on this machine (`ray start --head`, then `ray start
+    --address` for each further node, as on separate machines): for trying a ray compute, the
+    tests and bench/cluster_sweep.py. A context manager; on exit it stops this cluster's
+    processes only (`ray stop` would stop every Ray on the machine)."""
+
+    def __init__(self, nodes: int = 2, cpus: int = 2) -> None:
+        self.nodes = nodes
+        self.cpus = cpus
+        self.temp = ""
+        self.address = ""
+
+    def __enter__(self) -> "LoopbackCluster":
+        import sys
+        import tempfile
+
+        ray = str(Path(sys.executable).parent / "ray")
+        # Ray's socket paths must stay short (an AF_UNIX path is at most 107 bytes).
+        self.temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
+        self.address = f"127.0.0.1:{distributed.free_port()}"
+        env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
+        starts = [[ray, "start", "--head", "--port", self.address.rsplit(":", 1)[1], "--include-dashboard=false",
+                   "--temp-dir", self.temp]]
+        starts += [[ray, "start", "--address", self.address]] * (self.nodes - 1)
+        for argv in starts:
+            started = subprocess.run([*argv, "--num-cpus", str(self.cpus), "--disable-usage-stats"], env=env,
+                                     capture_output=True, text=True, timeout=180)
+            if started.returncode != 0:
+                self.__exit__()
+                raise RunnerError(f"`{' '.join(argv[1:])}` failed: {started.stderr.strip()[-2000:]}")
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        import signal
+
+        for pid in self._processes_mentioning(self.temp):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(self.temp, ignore_errors=True)
+
+    def is_head(self, node_id: str) -> bool:
+        return any(b"--head" in argv for argv in self._raylets(node_id).values())
+
+    def kill_node(self, node_id: str) -> None:
+        """Take a worker node away at once (SIGKILL to its raylet), as a machine that dies."""
+        import signal
+
+        if self.is_head(node_id):
+            raise RunnerError("the head node holds the cluster; kill a worker node")
+        for pid in self._raylets(node_id):
+            os.kill(pid, signal.SIGKILL)
+
+    def _raylets(self, node_id: str) -> dict[int, bytes]:
+        return {pid: argv for pid, argv in self._processes_mentioning(f"--node_id={node_id}").items()
+                if b"raylet" in argv.split(b"\0", 1)[0]}
+
+    def _processes_mentioning(self, text: str) -> dict[int, bytes]:
+        found = {}
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                argv = Path(f"/proc/{entry}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if text.encode() in argv:
+                found[int(entry)] = argv
+        return found

@@ -33,7 +33,8 @@ from typing import Any
 
 import ray
 
-from . import command, distributed, process
+from . import distributed, process
+from .interpreter import host_variables, interpreter_variables, prepare_environment
 from .cache import cache_dir
 from .cluster_guard import OWNER_GONE
 
@@ -94,11 +95,11 @@ class NodeAgent:
         """Build the job's environment on this node (or reuse this node's build of it) and
         return the job's variables here, with what the build said."""
         said: list[str] = []
-        interpreter, extra = command.prepare_environment(environment, said.append, self.folder)
-        env = {key: value for key, value in command.host_variables().items()
+        interpreter, extra = prepare_environment(environment, said.append, self.folder)
+        env = {key: value for key, value in host_variables().items()
                if not key.startswith("RAY_") and key not in _WORKER_ONLY}
         env.update(job_variables)
-        env.update(command.interpreter_variables(interpreter, extra, os.environ.get("PATH")))
+        env.update(interpreter_variables(interpreter, extra, os.environ.get("PATH")))
         env.update(explicit)  # the spec's environment_variables keep the last word
         where = self.where()
         env.update(AMLLAB_NODE_ID=where["node_id"], AMLLAB_NODE_IP=where["ip"])

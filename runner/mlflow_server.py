@@ -20,6 +20,7 @@ is gone, however it went (SIGKILL included): no server is left behind.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 import shlex
@@ -290,7 +291,12 @@ def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Cal
             suffix = "" if host == "127.0.0.1" else f"-{host}"
             server = LoopbackServer(backend_uri, artifact_root, logs / f"mlflow-server-{os.getpid()}{suffix}.log", host)
             _SERVERS[key] = server
-            server.start(say)
+            logs.mkdir(parents=True, exist_ok=True)
+            # A starting server creates the store's missing tables; two doing it at once (two
+            # jobs' supervisors) collide in SQLite, so the workspace's servers start one by one.
+            with open(logs / "mlflow-server-start.lock", "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                server.start(say)
         assert server.url is not None
         return server.url
 

@@ -7,18 +7,15 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, pid_gone, submit
-from conftest import BIN
+from amlrun import aml_run, pid_gone, submit, wait_for
 from runner import status
-from runner.distributed import free_port
+from runner.cluster import LoopbackCluster
 from runner.workspace import Workspace
 
 pytest.importorskip("ray", reason="the cluster extra is not installed (pip install 'amllab[cluster]')")
@@ -26,29 +23,11 @@ pytest.importorskip("ray", reason="the cluster extra is not installed (pip insta
 pytestmark = pytest.mark.xdist_group("ray-cluster")
 
 
-def _ray(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([str(BIN / "ray"), *args], capture_output=True, text=True, env=env, timeout=120)
-
-
 @pytest.fixture(scope="module")
 def cluster() -> dict:
     """A head and a worker node, each with 2 CPUs (so a node can hold two jobs)."""
-    # Ray's socket paths must stay short: a folder right under /tmp, not pytest's deep ones.
-    temp = tempfile.mkdtemp(prefix="ray", dir="/tmp")
-    port = free_port()
-    env = dict(os.environ, RAY_USAGE_STATS_ENABLED="0")
-    head = _ray("start", "--head", "--port", str(port), "--num-cpus", "2", "--include-dashboard=false",
-                "--temp-dir", temp, "--disable-usage-stats", env=env)
-    assert head.returncode == 0, head.stderr
-    worker = _ray("start", "--address", f"127.0.0.1:{port}", "--num-cpus", "2", "--disable-usage-stats", env=env)
-    assert worker.returncode == 0, worker.stderr
-    yield {"address": f"127.0.0.1:{port}", "temp": temp}
-    # Only this cluster's processes (`ray stop` would stop every cluster on the machine).
-    for pid in _processes_mentioning(temp):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
+    with LoopbackCluster(nodes=2, cpus=2) as started:
+        yield {"address": started.address, "temp": started.temp, "handle": started}
 
 
 def _processes_mentioning(text: str) -> list[int]:
@@ -279,3 +258,60 @@ def test_killing_the_supervisor_of_a_remote_sweep_leaves_no_process_on_either_no
     assert not list(_scratch().glob(f"{name}_*"))
     # A reader finds the supervisor gone and ends the sweep.
     assert show(lab, name)["status"] == "Failed"
+
+
+WAITER = """\
+import os, sys, time
+started = time.monotonic()
+while not os.path.exists(sys.argv[1]) and time.monotonic() - started < 120:
+    time.sleep(0.1)
+with open("outputs/node.txt", "w") as out:
+    out.write(os.environ["AMLLAB_NODE_ID"])
+"""
+WAITING_JOB = """\
+$schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+command: python wait.py ${{inputs.go}}
+code: ./waiter
+inputs: {go: %s}
+environment: {image: python:3.11-slim}
+compute: azureml:ray-cluster
+"""
+
+
+# Last in the module: it takes the worker node away from the module's cluster.
+def test_a_node_lost_mid_job_fails_it_naming_the_node_and_a_spot_job_is_requeued(lab: Path, cluster: dict) -> None:
+    workspace = Workspace(lab / ".amllab")
+    write(lab, "waiter/wait.py", WAITER)
+    go = lab / "go"  # both jobs run until it exists (a node has this machine's file system here)
+    plain = submit(lab, write(lab, "plain.yml", WAITING_JOB % go))
+    spot = submit(lab, write(lab, "spot.yml", WAITING_JOB % go + "queue_settings: {job_tier: spot}\n"))
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not all(status.read(workspace.run_dir(job)).get("status") == "Running"
+                                                  for job in (plain, spot)):
+        time.sleep(0.2)
+    records = {job: status.read(workspace.run_dir(job)) for job in (plain, spot)}
+    assert all(record["status"] == "Running" for record in records.values()), [
+        (workspace.run_dir(job) / "system_logs" / "amllab.log").read_text()[-3000:] for job in records]
+    nodes = {job: record["cluster"]["nodes"][0]["node_id"] for job, record in records.items()}
+    assert nodes[plain] != nodes[spot], "the two jobs should have been spread over the two nodes"
+    worker = next(node for node in nodes.values() if not cluster["handle"].is_head(node))
+    cluster["handle"].kill_node(worker)
+    lost, survived = (plain, spot) if nodes[plain] == worker else (spot, plain)
+    if lost == plain:
+        # The job fails, and its error names the node it lost.
+        shown = finish(lab, plain, timeout=180)
+        assert shown["status"] == "Failed" and shown["error"]["code"] == "NodeLost", shown["error"]
+        assert worker[:8] in shown["error"]["message"]
+        go.touch()
+        assert finish(lab, spot)["status"] == "Completed"
+    else:
+        # A spot job whose node goes away is preempted: re-queued, it runs again on the node left.
+        wait_for(workspace, spot, "Queued", timeout=120)
+        go.touch()
+        shown = finish(lab, spot, timeout=180)
+        assert shown["status"] == "Completed", shown.get("error")
+        assert shown["preemptions"] == 1
+        ran_on = (workspace.run_dir(spot) / "wd" / "outputs" / "node.txt").read_text()
+        assert ran_on == nodes[plain] != worker
+        assert finish(lab, plain)["status"] == "Completed"
+    assert not processes_of(lost) and not processes_of(survived)

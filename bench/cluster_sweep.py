@@ -1,0 +1,147 @@
+"""A sweep on a Ray cluster compute against the same sweep on a local compute, in one run.
+
+    python bench/cluster_sweep.py [--trials 8] [--concurrent 2] [--seconds 2] [--rounds 2]
+
+A two-node Ray cluster is started on this machine's loopback (runner.cluster.LoopbackCluster:
+`ray start --head`, then `ray start --address`). The same sweep (``--trials`` trials of a
+Python script that sleeps ``--seconds``, ``--concurrent`` at a time) runs on a local compute of
+``--concurrent`` instances and on the cluster compute, alternately, ``--rounds`` times each.
+
+Printed, as medians over the rounds:
+  * each compute's running span: from the sweep entering Running to its last trial's command
+    ending, and the ratio cluster / local (the target is <= 1.25);
+  * the per-trial placement overhead: how much longer a trial takes on the cluster from entering
+    Preparing to entering Running (choosing a node, sending the files, the node's environment),
+    and from its command's end to its end (bringing the outputs and logs back).
+The first sweep on each compute is a warm-up (the workspace's tracking agent, the cluster's
+MLflow server, the nodes' environment build): it is not counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from runner.cluster import LoopbackCluster  # noqa: E402
+
+TARGET = 1.25
+BIN = Path(sys.executable).parent
+
+SWEEP = """\
+$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
+type: sweep
+experiment_name: cluster-sweep
+trial:
+  code: ./src
+  command: python trial.py --x ${{{{search_space.x}}}}
+  environment:
+    image: python:3.11-slim
+compute: azureml:{compute}
+sampling_algorithm: grid
+search_space:
+  x:
+    type: choice
+    values: {values}
+objective:
+  goal: maximize
+  primary_metric: never_logged
+limits:
+  max_total_trials: {trials}
+  max_concurrent_trials: {concurrent}
+"""
+TRIAL = "import sys, time\ntime.sleep({seconds})\n"
+
+
+def _stamp(text: str) -> float:
+    return datetime.fromisoformat(text).timestamp()
+
+
+def _aml_run(lab: Path, env: dict[str, str], *args: str) -> str:
+    result = subprocess.run([str(BIN / "aml-run"), *args], cwd=lab, env=env, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise SystemExit(f"aml-run {' '.join(args)} failed ({result.returncode}): "
+                         f"{result.stderr[-2000:]}{result.stdout[-2000:]}")
+    return result.stdout
+
+
+def _entered(record: dict, state: str) -> float:
+    return next(_stamp(entry["time"]) for entry in record["history"] if entry["status"] == state)
+
+
+def sweep_round(lab: Path, env: dict[str, str], compute: str) -> tuple[float, list[float], list[float]]:
+    """(running span, each trial's Preparing-to-Running seconds, each trial's Finalizing-to-end
+    seconds) of one sweep on ``compute``."""
+    out = _aml_run(lab, env, "job", "create", "--file", f"{compute}.yml", "--stream")
+    name = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("RunId: "))
+    shown = json.loads(_aml_run(lab, env, "job", "show", name, "-o", "json"))
+    if shown["status"] != "Completed":
+        raise SystemExit(f"the sweep on {compute} ended {shown['status']}: {shown.get('error')}")
+    trials = [json.loads((lab / ".amllab" / "runs" / name / "trials" / row["name"] / "status.json").read_text())
+              for row in shown["trials"]]
+    span = max(_entered(record, "Finalizing") for record in trials) - _entered(shown, "Running")
+    preparing = [_entered(record, "Running") - _entered(record, "Preparing") for record in trials]
+    finalizing = [_stamp(record["end_time"]) - _entered(record, "Finalizing") for record in trials]
+    return span, preparing, finalizing
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--trials", type=int, default=8)
+    parser.add_argument("--concurrent", type=int, default=2)
+    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--rounds", type=int, default=2)
+    args = parser.parse_args()
+    results: dict[str, dict[str, list[float]]] = {compute: {"span": [], "preparing": [], "finalizing": []}
+                                                  for compute in ("local", "cluster")}
+    with tempfile.TemporaryDirectory(prefix="amllab-bench-") as folder, LoopbackCluster(nodes=2, cpus=2) as cluster:
+        lab = Path(folder)
+        (lab / ".amllab").mkdir()
+        (lab / "src").mkdir()
+        (lab / "src" / "trial.py").write_text(TRIAL.format(seconds=args.seconds))
+        env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", AMLLAB_TRACKING_IDLE="60",
+                   AMLLAB_PLAIN_STREAM="1")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        _aml_run(lab, env, "compute", "create", "--name", "local", "--max-instances", str(args.concurrent))
+        _aml_run(lab, env, "compute", "create", "--name", "cluster", "--type", "ray", "--address", cluster.address,
+                 "--max-instances", str(args.concurrent))
+        for compute in results:
+            (lab / f"{compute}.yml").write_text(SWEEP.format(compute=compute, trials=args.trials,
+                                                             concurrent=args.concurrent,
+                                                             values=list(range(args.trials))))
+            sweep_round(lab, env, compute)  # warm-up
+        for _ in range(args.rounds):
+            for compute, kept in results.items():
+                span, preparing, finalizing = sweep_round(lab, env, compute)
+                kept["span"].append(span)
+                kept["preparing"].extend(preparing)
+                kept["finalizing"].extend(finalizing)
+    local, remote = ({key: statistics.median(values) for key, values in results[compute].items()}
+                     for compute in ("local", "cluster"))
+    ratio = remote["span"] / local["span"]
+    ideal = -(-args.trials // args.concurrent) * args.seconds
+    print(f"{args.trials} trials of a {args.seconds:g} s Python script, {args.concurrent} at a time "
+          f"(ideal {ideal:.1f} s); two Ray nodes on loopback; {args.rounds} rounds each (medians)")
+    print(f"local compute:   running span {local['span']:.2f} s")
+    print(f"cluster compute: running span {remote['span']:.2f} s")
+    print(f"ratio cluster / local: {ratio:.3f} (rounds: "
+          f"{', '.join(f'{c / l:.3f}' for c, l in zip(results['cluster']['span'], results['local']['span']))}); "
+          f"target <= {TARGET}: {'met' if ratio <= TARGET else 'missed'}")
+    print(f"per-trial placement overhead: Preparing to Running {remote['preparing']:.2f} s on the cluster vs "
+          f"{local['preparing']:.2f} s here (+{remote['preparing'] - local['preparing']:.2f} s); Finalizing to end "
+          f"{remote['finalizing']:.2f} s vs {local['finalizing']:.2f} s "
+          f"(+{remote['finalizing'] - local['finalizing']:.2f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
