@@ -85,6 +85,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) bench/distributed_launch.py
 	$(PY) bench/pathological.py
 	$(PY) bench/lsp_latency.py
+	$(PY) bench/cluster_sweep.py
 
 schemas: $(VENV)/.installed-base
 	$(PY) tools/build_schemas.py

@@ -12,7 +12,8 @@ Printed, as medians over the rounds:
     ending, and the ratio cluster / local (the target is <= 1.25);
   * the per-trial placement overhead: how much longer a trial takes on the cluster from entering
     Preparing to entering Running (choosing a node, sending the files, the node's environment),
-    and from its command's end to its end (bringing the outputs and logs back).
+    Running (its command started under a guard on the node, watched from here, its outputs and
+    logs brought back) and Finalizing.
 The first sweep on each compute is a warm-up (the workspace's tracking agent, the cluster's
 MLflow server, the nodes' environment build): it is not counted.
 """
@@ -26,7 +27,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from datetime import datetime
 from pathlib import Path
 
@@ -54,7 +54,7 @@ search_space:
     values: {values}
 objective:
   goal: maximize
-  primary_metric: never_logged
+  primary_metric: never_logged  # amllab: ignore[AML701] (the 2 s script logs nothing: only placement is measured)
 limits:
   max_total_trials: {trials}
   max_concurrent_trials: {concurrent}
@@ -78,9 +78,10 @@ def _entered(record: dict, state: str) -> float:
     return next(_stamp(entry["time"]) for entry in record["history"] if entry["status"] == state)
 
 
-def sweep_round(lab: Path, env: dict[str, str], compute: str) -> tuple[float, list[float], list[float]]:
-    """(running span, each trial's Preparing-to-Running seconds, each trial's Finalizing-to-end
-    seconds) of one sweep on ``compute``."""
+def sweep_round(lab: Path, env: dict[str, str], compute: str
+                ) -> tuple[float, list[float], list[float], list[float]]:
+    """(running span, and each trial's seconds from Preparing to Running, from Running to
+    Finalizing and from Finalizing to its end) of one sweep on ``compute``."""
     out = _aml_run(lab, env, "job", "create", "--file", f"{compute}.yml", "--stream")
     name = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("RunId: "))
     shown = json.loads(_aml_run(lab, env, "job", "show", name, "-o", "json"))
@@ -90,8 +91,9 @@ def sweep_round(lab: Path, env: dict[str, str], compute: str) -> tuple[float, li
               for row in shown["trials"]]
     span = max(_entered(record, "Finalizing") for record in trials) - _entered(shown, "Running")
     preparing = [_entered(record, "Running") - _entered(record, "Preparing") for record in trials]
+    running = [_entered(record, "Finalizing") - _entered(record, "Running") for record in trials]
     finalizing = [_stamp(record["end_time"]) - _entered(record, "Finalizing") for record in trials]
-    return span, preparing, finalizing
+    return span, preparing, running, finalizing
 
 
 def main() -> int:
@@ -101,8 +103,8 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=2.0)
     parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    results: dict[str, dict[str, list[float]]] = {compute: {"span": [], "preparing": [], "finalizing": []}
-                                                  for compute in ("local", "cluster")}
+    results: dict[str, dict[str, list[float]]] = {
+        compute: {"span": [], "preparing": [], "running": [], "finalizing": []} for compute in ("local", "cluster")}
     with tempfile.TemporaryDirectory(prefix="amllab-bench-") as folder, LoopbackCluster(nodes=2, cpus=2) as cluster:
         lab = Path(folder)
         (lab / ".amllab").mkdir()
@@ -121,25 +123,28 @@ def main() -> int:
             sweep_round(lab, env, compute)  # warm-up
         for _ in range(args.rounds):
             for compute, kept in results.items():
-                span, preparing, finalizing = sweep_round(lab, env, compute)
+                span, *phases = sweep_round(lab, env, compute)
                 kept["span"].append(span)
-                kept["preparing"].extend(preparing)
-                kept["finalizing"].extend(finalizing)
-    local, remote = ({key: statistics.median(values) for key, values in results[compute].items()}
-                     for compute in ("local", "cluster"))
-    ratio = remote["span"] / local["span"]
+                for phase, seconds in zip(("preparing", "running", "finalizing"), phases):
+                    kept[phase].extend(seconds)
+    local, remote = (statistics.median(results[compute]["span"]) for compute in ("local", "cluster"))
+    ratio = remote / local
     ideal = -(-args.trials // args.concurrent) * args.seconds
     print(f"{args.trials} trials of a {args.seconds:g} s Python script, {args.concurrent} at a time "
           f"(ideal {ideal:.1f} s); two Ray nodes on loopback; {args.rounds} rounds each (medians)")
-    print(f"local compute:   running span {local['span']:.2f} s")
-    print(f"cluster compute: running span {remote['span']:.2f} s")
+    print(f"local compute:   running span {local:.2f} s")
+    print(f"cluster compute: running span {remote:.2f} s")
     print(f"ratio cluster / local: {ratio:.3f} (rounds: "
           f"{', '.join(f'{c / l:.3f}' for c, l in zip(results['cluster']['span'], results['local']['span']))}); "
           f"target <= {TARGET}: {'met' if ratio <= TARGET else 'missed'}")
-    print(f"per-trial placement overhead: Preparing to Running {remote['preparing']:.2f} s on the cluster vs "
-          f"{local['preparing']:.2f} s here (+{remote['preparing'] - local['preparing']:.2f} s); Finalizing to end "
-          f"{remote['finalizing']:.2f} s vs {local['finalizing']:.2f} s "
-          f"(+{remote['finalizing'] - local['finalizing']:.2f} s)")
+    print("per trial, cluster vs local (median; the slowest, a sweep's first trials, which start the node's "
+          "agent, in brackets):")
+    for phase, what in (("preparing", "Preparing to Running (placing, sending the files, the node's environment)"),
+                        ("running", "Running to Finalizing (the 2 s command, started and watched on its node)"),
+                        ("finalizing", "Finalizing to the end")):
+        there, here = results["cluster"][phase], results["local"][phase]
+        print(f"  {what}: {statistics.median(there):.2f} s [{max(there):.2f}] vs {statistics.median(here):.2f} s "
+              f"[{max(here):.2f}]: +{statistics.median(there) - statistics.median(here):.2f} s")
     return 0
 
 

@@ -48,7 +48,7 @@ from .tracking import Tracking, is_local_store
 NEEDS_RAY = "a ray compute needs Ray on this machine and on every node: pip install 'amllab[cluster]'"
 START_HEAD = "ray start --head --port 6379"
 # How often the supervisor asks a node what is new (exit statuses, log bytes).
-POLL_PERIOD = 0.25
+POLL_PERIOD = 0.1
 # Seconds a node may take to answer one question before it is taken for lost.
 ANSWER_TIMEOUT = 60.0
 # How long a node Ray calls unreachable for now may stay so before its job counts it lost.
@@ -109,8 +109,8 @@ def tracking_server(plan: CommandPlan, log: Log, tracking: Tracking) -> str:
     from . import mlflow_server
 
     host = address_towards(plan.compute["address"])
-    return mlflow_server.tracking_uri_for(plan.tracking_uri, tracking.artifact_root or Path(plan.workspace) / "mlruns",
-                                          Path(plan.workspace) / "logs", log, host=host)
+    return mlflow_server.shared_uri(plan.tracking_uri, tracking.artifact_root or Path(plan.workspace) / "mlruns",
+                                    Path(plan.workspace) / "logs", log, host=host)
 
 
 def address_towards(address: str) -> str:
@@ -213,17 +213,20 @@ class ClusterHost:
                 cls._abandon([], group)
                 return None
             actors = [NodeAgent.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
-                group, placement_group_bundle_index=index)).remote(plan.name) for index in range(count)]
+                group, placement_group_bundle_index=index)).remote() for index in range(count)]
         else:
-            actors = [NodeAgent.options(scheduling_strategy="SPREAD").remote(plan.name)]
+            # An agent an ended job of this supervisor left (a sweep's earlier trial) saves starting
+            # a worker process; a new one goes where Ray's SPREAD puts it.
+            actors = [_POOL.take(plan.name) or NodeAgent.options(scheduling_strategy="SPREAD").remote()]
         try:
-            found = _wait([actor.where.remote() for actor in actors], cancel, log, "the cluster to place the job")
+            found = _wait([actor.open.remote(plan.name) for actor in actors], cancel, log, "the cluster to place the job")
             if found is None:
                 cls._abandon(actors, group)
                 return None
             external = _external_outputs(plan, run_dir)
             host = cls(run_dir, plan, log, [Agent(actor, where, run_dir, external)
                                             for actor, where in zip(actors, found)], group)
+            _POOL.busy(host.agents)
             for index, agent in enumerate(host.agents):
                 log(f"cluster: node {index} of the job is {agent.name}, in {agent.folder}")
             status.update(run_dir, cluster={"address": plan.compute["address"],
@@ -406,11 +409,58 @@ class ClusterHost:
         import ray
 
         closing = [agent.actor.close.remote() for agent in self.agents]
-        try:
-            ray.wait(closing, num_returns=len(closing), timeout=30)
-        except ray.exceptions.RayError:
-            pass
-        self._abandon([agent.actor for agent in self.agents], self.group)
+        closed, _ = ray.wait(closing, num_returns=len(closing), timeout=30)
+        reusable = self.group is None and self.lost_reason is None and len(closed) == len(closing)
+        if reusable:
+            try:
+                ray.get(closed)
+            except ray.exceptions.RayError:
+                reusable = False
+        _POOL.done(self.agents, reusable)
+        if not reusable:
+            self._abandon([agent.actor for agent in self.agents], self.group)
+
+
+class AgentPool:
+    """The agents of this supervisor's ended single-node jobs, kept for its next ones (they hold a
+    CPU of their node each, until the supervisor ends). The next job takes the idle agent on the
+    node this supervisor runs least on now, so that trials keep spreading."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.idle: list[tuple[Any, str]] = []
+        self.running: dict[str, int] = {}
+
+    def take(self, job: str) -> Any:
+        """An idle agent that answers, or None."""
+        import ray
+
+        while True:
+            with self.lock:
+                if not self.idle:
+                    return None
+                chosen = min(self.idle, key=lambda entry: self.running.get(entry[1], 0))
+                self.idle.remove(chosen)
+            try:  # its node may have gone while it was idle
+                ray.get(chosen[0].where.remote(), timeout=10)
+                return chosen[0]
+            except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError):
+                ray.kill(chosen[0])
+
+    def busy(self, agents: list["Agent"]) -> None:
+        with self.lock:
+            for agent in agents:
+                self.running[agent.where["node_id"]] = self.running.get(agent.where["node_id"], 0) + 1
+
+    def done(self, agents: list["Agent"], reusable: bool) -> None:
+        with self.lock:
+            for agent in agents:
+                self.running[agent.where["node_id"]] -= 1
+                if reusable:
+                    self.idle.append((agent.actor, agent.where["node_id"]))
+
+
+_POOL = AgentPool()
 
 
 def _wait(refs: list[Any], cancel: Cancel, log: Log, what: str) -> list[Any] | None:

@@ -65,24 +65,30 @@ def _version() -> str:
 
 @ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)
 class NodeAgent:
-    def __init__(self, job: str) -> None:
-        scratch_root().mkdir(parents=True, exist_ok=True)
-        self.folder = Path(tempfile.mkdtemp(prefix=f"{job}-", dir=scratch_root()))
+    def __init__(self) -> None:
+        self.folder: Path | None = None
         self.guards: dict[str, dict[str, str]] = {}
         self.offsets: dict[str, int] = {}
-        self.found: dict[str, Any] = {}
+        self.node: dict[str, Any] = {}
+
+    def open(self, job: str) -> dict[str, Any]:
+        """Take on ``job`` (an agent runs one job at a time, and the supervisor gives it the next
+        one when this one is closed): a fresh copy of its run folder; returns where it is."""
+        scratch_root().mkdir(parents=True, exist_ok=True)
+        self.folder = Path(tempfile.mkdtemp(prefix=f"{job}-", dir=scratch_root()))
+        self.guards, self.offsets = {}, {}
+        return self.where()
 
     def where(self) -> dict[str, Any]:
-        if self.found:
-            return self.found
-        node_id = ray.get_runtime_context().get_node_id()
-        # The address the node joined the cluster with (`ray start --node-ip-address`), which
-        # is how the other nodes reach it.
-        ip = next((node["NodeManagerAddress"] for node in ray.nodes() if node["NodeID"] == node_id),
-                  ray.util.get_node_ip_address())
-        self.found = {"node_id": node_id, "ip": ip, "hostname": socket.gethostname(), "folder": str(self.folder),
-                      "pid": os.getpid(), "amllab": _version(), "python": "%d.%d.%d" % sys.version_info[:3]}
-        return self.found
+        if not self.node:
+            node_id = ray.get_runtime_context().get_node_id()
+            # The address the node joined the cluster with (`ray start --node-ip-address`), which
+            # is how the other nodes reach it.
+            ip = next((node["NodeManagerAddress"] for node in ray.nodes() if node["NodeID"] == node_id),
+                      ray.util.get_node_ip_address())
+            self.node = {"node_id": node_id, "ip": ip, "hostname": socket.gethostname(), "pid": os.getpid(),
+                         "amllab": _version(), "python": "%d.%d.%d" % sys.version_info[:3]}
+        return {**self.node, "folder": str(self.folder)}
 
     def receive(self, bundle: bytes) -> None:
         with tarfile.open(fileobj=io.BytesIO(bundle), mode="r") as archive:
@@ -184,7 +190,9 @@ class NodeAgent:
         while time.monotonic() < deadline and not all(Path(files["exit_file"]).is_file()
                                                       for files in self.guards.values()):
             time.sleep(0.05)
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder, self.guards, self.offsets = None, {}, {}
 
 
 def exit_code(said: str) -> int | None:

@@ -32,7 +32,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
-from typing import Callable, Mapping, Sequence
+from typing import IO, Callable, Mapping, Sequence
 
 from .distributed import free_port
 from .errors import RunnerError
@@ -197,9 +197,12 @@ class LoopbackServer:
     """One ``mlflow server`` over ``backend_uri`` on ``host`` (127.0.0.1 unless a cluster's nodes
     must reach it), under its watcher."""
 
-    def __init__(self, backend_uri: str, artifact_root: Path, log: Path, host: str = "127.0.0.1") -> None:
+    def __init__(self, backend_uri: str, artifact_root: Path, log: Path, host: str = "127.0.0.1",
+                 users: Path | None = None) -> None:
         self.backend_uri = backend_uri
         self.host = host
+        # Shared (outlives this process): the file whose shared locks are its users.
+        self.users = users
         self.artifact_root = artifact_root
         self.log = log
         self.process: subprocess.Popen | None = None
@@ -243,7 +246,8 @@ class LoopbackServer:
         env["MLFLOW_SERVER_ENABLE_JOB_EXECUTION"] = "false"
         # The watcher polls for its parent; it must not die with the thread that started it (a
         # sweep's trial), which is what die_with_parent would do.
-        self.process = spawn(python_module("runner.mlflow_server", *argv), cwd=self.log.parent, env=env,
+        watch = ["--shared", str(self.users), str(SHARED_IDLE)] if self.users else []
+        self.process = spawn(python_module("runner.mlflow_server", *watch, *argv), cwd=self.log.parent, env=env,
                              log=self.log, die_with_parent=False)
 
     def _wait(self, port: int) -> bool:
@@ -301,10 +305,73 @@ def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Cal
         return server.url
 
 
+# The workspace's shared servers this process uses: key -> (url, the users file it holds a lock on).
+_SHARED: dict[str, tuple[str, IO]] = {}
+# Seconds a shared server stays up with no process using it.
+SHARED_IDLE = float(os.environ.get("AMLLAB_MLFLOW_SERVER_IDLE", "120"))
+
+
+def shared_uri(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None], host: str) -> str:
+    """The URL of the workspace's shared server over ``backend_uri`` on ``host``: one that
+    outlives the process that started it, so that the next supervisor (the next sweep, job or
+    pipeline on a cluster) finds it answering instead of waiting seconds for a new one. Each
+    process that uses it holds a shared lock on its users file until it exits (the kernel drops
+    it, however the process ends); the server stops once nobody has held one for SHARED_IDLE
+    seconds."""
+    import hashlib
+    import json
+
+    from .process import same_process, start_ticks
+    from validator.paths import write_text_atomic
+
+    key = f"{backend_uri} on {host}"
+    stem = f"mlflow-server-{host}-{hashlib.sha256(backend_uri.encode()).hexdigest()[:8]}"
+    with _LOCK:
+        if key in _SHARED and _answers(_SHARED[key][0]):
+            return _SHARED[key][0]
+        logs.mkdir(parents=True, exist_ok=True)
+        users = open(logs / f"{stem}.users", "a")
+        fcntl.flock(users, fcntl.LOCK_SH)  # waits while an idle server is stopping
+        record = logs / f"{stem}.json"
+        with open(logs / "mlflow-server-start.lock", "a") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                known = json.loads(record.read_text())
+            except (OSError, ValueError):
+                known = {}
+            url = known.get("url")
+            if not (url and same_process(int(known.get("pid", 0)), known.get("start_ticks")) and _answers(url)):
+                server = LoopbackServer(backend_uri, artifact_root, logs / f"{stem}.log", host, users=logs / f"{stem}.users")
+                url = server.start(say)
+                assert server.process is not None
+                write_text_atomic(record, json.dumps({"url": url, "pid": server.process.pid,
+                                                      "start_ticks": start_ticks(server.process.pid)}))
+                _SHARED_PIDS.add(server.process.pid)
+            else:
+                say(f"MLflow server {url} over {backend_uri}: the workspace's, already running")
+        previous = _SHARED.get(key)
+        if previous is not None:
+            previous[1].close()
+        _SHARED[key] = (url, users)
+        return url
+
+
+_SHARED_PIDS: set[int] = set()
+
+
+def _answers(url: str) -> bool:
+    try:
+        urllib.request.urlopen(f"{url}/health", timeout=5).close()
+        return True
+    except (urllib.error.URLError, OSError):
+        return False
+
+
 def pids() -> frozenset[int]:
-    """The watchers of this process's servers (a sweep of a job's strays leaves them alone)."""
+    """The watchers of this process's servers, and of the shared ones it started (a sweep of a
+    job's strays leaves them alone)."""
     servers = tuple(_SERVERS.values())  # a trial may be adding one meanwhile
-    return frozenset(server.process.pid for server in servers if server.process is not None)
+    return frozenset(server.process.pid for server in servers if server.process is not None) | frozenset(_SHARED_PIDS)
 
 
 def stop_all() -> None:
@@ -318,7 +385,12 @@ def stop_all() -> None:
 
 def main(argv: list[str]) -> int:
     """Run ``argv`` (the server) in this process group and take the whole group down when the
-    process that started us is gone (polled: it is re-parented then), or on SIGTERM/SIGINT."""
+    process that started us is gone (polled: it is re-parented then), or on SIGTERM/SIGINT.
+    ``--shared USERS IDLE ARGV...``: a shared server, taken down instead once no process has
+    held a lock on the USERS file for IDLE seconds."""
+    users = idle = None
+    if argv[:1] == ["--shared"]:
+        users, idle, argv = open(argv[1], "a"), float(argv[2]), argv[3:]
     parent = os.getppid()
     child = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
 
@@ -327,9 +399,21 @@ def main(argv: list[str]) -> int:
 
     signal.signal(signal.SIGTERM, end)
     signal.signal(signal.SIGINT, end)
+    unused_since = None
     while child.poll() is None:
-        if os.getppid() != parent:
-            end()
+        if users is None:
+            if os.getppid() != parent:
+                end()
+        else:
+            try:
+                fcntl.flock(users, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                unused_since = None  # someone uses it
+            else:
+                unused_since = unused_since or time.monotonic()
+                if time.monotonic() - unused_since >= idle:
+                    end()  # still holding the lock: a newcomer waits, then starts its own
+                fcntl.flock(users, fcntl.LOCK_UN)
         time.sleep(0.25)
     # The server ended by itself (a port taken, a bad store): nothing of it may stay.
     _stop_group(child, code=child.returncode)

@@ -234,7 +234,12 @@ SLOW_SWEEP = SWEEP.replace("python curve.py", "sleep 600 && python curve.py")
 
 def test_killing_the_supervisor_of_a_remote_sweep_leaves_no_process_on_either_node(lab: Path) -> None:
     write(lab, "src/curve.py", CURVE)
-    name = submit(lab, write(lab, "slow.yml", SLOW_SWEEP))
+    # The workspace's MLflow server for the nodes outlives a supervisor for the next one, until
+    # nobody has used it for this long.
+    created = aml_run("job", "create", "--file", str(write(lab, "slow.yml", SLOW_SWEEP)), "-o", "json", cwd=lab,
+                      env={"AMLLAB_MLFLOW_SERVER_IDLE": "2"})
+    assert created.returncode == 0, created.stderr
+    name = json.loads(created.stdout)["name"]
     workspace = Workspace(lab / ".amllab")
     # Both running trials' commands started on their nodes (they sleep there).
     deadline = time.monotonic() + 120
@@ -248,8 +253,8 @@ def test_killing_the_supervisor_of_a_remote_sweep_leaves_no_process_on_either_no
     while time.monotonic() < deadline and (processes_of(name) or not all(pid_gone(pid) for pid in running)):
         time.sleep(0.2)
     assert not processes_of(name), [Path(f"/proc/{pid}/cmdline").read_bytes() for pid in processes_of(name)]
-    # The MLflow server the nodes logged to went with its supervisor, and so did the nodes'
-    # copies of the trials' run folders.
+    # The MLflow server the nodes logged to stops once unused, and the nodes' copies of the
+    # trials' run folders went with the trials.
     servers = f"--backend-store-uri\0sqlite:///{lab / '.amllab' / 'mlflow.db'}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and _processes_mentioning(servers):
