@@ -3,9 +3,10 @@
     python bench/cluster_sweep.py [--trials 8] [--concurrent 2] [--seconds 2] [--rounds 2]
 
 A two-node Ray cluster is started on this machine's loopback (runner.cluster.LoopbackCluster:
-`ray start --head`, then `ray start --address`). The same sweep (``--trials`` trials of a
-Python script that sleeps ``--seconds``, ``--concurrent`` at a time) runs on a local compute of
-``--concurrent`` instances and on the cluster compute, alternately, ``--rounds`` times each.
+`ray start --head`, then `ray start --address`). The same sweep (bench/sweep_overhead.py's:
+``--trials`` trials whose command is `sleep --seconds`, ``--concurrent`` at a time) runs on a
+local compute of ``--concurrent`` instances and on the cluster compute, alternately,
+``--rounds`` times each.
 
 Printed, as medians over the rounds:
   * each compute's running span: from the sweep entering Running to its last trial's command
@@ -27,44 +28,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
-from datetime import datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runner.cluster import LoopbackCluster  # noqa: E402
+from sweep_overhead import SWEEP, stamp  # noqa: E402  (the same sweep, with a compute)
 
 TARGET = 1.25
 BIN = Path(sys.executable).parent
-
-SWEEP = """\
-$schema: https://azuremlschemas.azureedge.net/latest/sweepJob.schema.json
-type: sweep
-experiment_name: cluster-sweep
-trial:
-  code: ./src
-  command: python trial.py --x ${{{{search_space.x}}}}
-  environment:
-    image: python:3.11-slim
-compute: azureml:{compute}
-sampling_algorithm: grid
-search_space:
-  x:
-    type: choice
-    values: {values}
-objective:
-  goal: maximize
-  primary_metric: never_logged  # amllab: ignore[AML701] (the 2 s script logs nothing: only placement is measured)
-limits:
-  max_total_trials: {trials}
-  max_concurrent_trials: {concurrent}
-"""
-TRIAL = "import sys, time\ntime.sleep({seconds})\n"
-
-
-def _stamp(text: str) -> float:
-    return datetime.fromisoformat(text).timestamp()
-
 
 def _aml_run(lab: Path, env: dict[str, str], *args: str) -> str:
     result = subprocess.run([str(BIN / "aml-run"), *args], cwd=lab, env=env, capture_output=True, text=True)
@@ -75,7 +47,7 @@ def _aml_run(lab: Path, env: dict[str, str], *args: str) -> str:
 
 
 def _entered(record: dict, state: str) -> float:
-    return next(_stamp(entry["time"]) for entry in record["history"] if entry["status"] == state)
+    return next(stamp(entry["time"]) for entry in record["history"] if entry["status"] == state)
 
 
 def sweep_round(lab: Path, env: dict[str, str], compute: str
@@ -92,7 +64,7 @@ def sweep_round(lab: Path, env: dict[str, str], compute: str
     span = max(_entered(record, "Finalizing") for record in trials) - _entered(shown, "Running")
     preparing = [_entered(record, "Running") - _entered(record, "Preparing") for record in trials]
     running = [_entered(record, "Finalizing") - _entered(record, "Running") for record in trials]
-    finalizing = [_stamp(record["end_time"]) - _entered(record, "Finalizing") for record in trials]
+    finalizing = [stamp(record["end_time"]) - _entered(record, "Finalizing") for record in trials]
     return span, preparing, running, finalizing
 
 
@@ -108,8 +80,6 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="amllab-bench-") as folder, LoopbackCluster(nodes=2, cpus=2) as cluster:
         lab = Path(folder)
         (lab / ".amllab").mkdir()
-        (lab / "src").mkdir()
-        (lab / "src" / "trial.py").write_text(TRIAL.format(seconds=args.seconds))
         env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", AMLLAB_TRACKING_IDLE="60",
                    AMLLAB_PLAIN_STREAM="1")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
@@ -117,9 +87,9 @@ def main() -> int:
         _aml_run(lab, env, "compute", "create", "--name", "cluster", "--type", "ray", "--address", cluster.address,
                  "--max-instances", str(args.concurrent))
         for compute in results:
-            (lab / f"{compute}.yml").write_text(SWEEP.format(compute=compute, trials=args.trials,
-                                                             concurrent=args.concurrent,
-                                                             values=list(range(args.trials))))
+            (lab / f"{compute}.yml").write_text(SWEEP.format(sleep=args.seconds, trials=args.trials,
+                                                             concurrent=args.concurrent, values=list(range(args.trials)))
+                                                + f"compute: azureml:{compute}\n")
             sweep_round(lab, env, compute)  # warm-up
         for _ in range(args.rounds):
             for compute, kept in results.items():
@@ -130,7 +100,7 @@ def main() -> int:
     local, remote = (statistics.median(results[compute]["span"]) for compute in ("local", "cluster"))
     ratio = remote / local
     ideal = -(-args.trials // args.concurrent) * args.seconds
-    print(f"{args.trials} trials of a {args.seconds:g} s Python script, {args.concurrent} at a time "
+    print(f"{args.trials} trials of `sleep {args.seconds:g}`, {args.concurrent} at a time "
           f"(ideal {ideal:.1f} s); two Ray nodes on loopback; {args.rounds} rounds each (medians)")
     print(f"local compute:   running span {local:.2f} s")
     print(f"cluster compute: running span {remote:.2f} s")
@@ -140,7 +110,7 @@ def main() -> int:
     print("per trial, cluster vs local (median; the slowest, a sweep's first trials, which start the node's "
           "agent, in brackets):")
     for phase, what in (("preparing", "Preparing to Running (placing, sending the files, the node's environment)"),
-                        ("running", "Running to Finalizing (the 2 s command, started and watched on its node)"),
+                        ("running", "Running to Finalizing (the command, started and watched on its node)"),
                         ("finalizing", "Finalizing to the end")):
         there, here = results["cluster"][phase], results["local"][phase]
         print(f"  {what}: {statistics.median(there):.2f} s [{max(there):.2f}] vs {statistics.median(here):.2f} s "

@@ -53,7 +53,7 @@ limits:
 """
 
 
-def _stamp(text: str) -> float:
+def stamp(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
@@ -68,7 +68,7 @@ def sweep_round(lab: Path, env: dict[str, str]) -> tuple[float, float]:
     name = next(line.split(": ", 1)[1] for line in result.stdout.splitlines() if line.startswith("RunId: "))
     shown = json.loads(subprocess.run([str(BIN / "aml-run"), "job", "show", name, "-o", "json"], cwd=lab,
                                       env=env, capture_output=True, text=True, check=True).stdout)
-    running = next(_stamp(entry["time"]) for entry in shown["history"] if entry["status"] == "Running")
+    running = next(stamp(entry["time"]) for entry in shown["history"] if entry["status"] == "Running")
     last_exit = max(_command_end(lab, row["name"]) for row in shown["trials"])
     return last_exit - running, end_to_end
 
@@ -77,7 +77,7 @@ def _command_end(lab: Path, trial: str) -> float:
     """When the trial's command ended: the trial entering Finalizing."""
     sweep = trial.rsplit("_", 1)[0]
     record = json.loads((lab / ".amllab" / "runs" / sweep / "trials" / trial / "status.json").read_text())
-    return next(_stamp(entry["time"]) for entry in record["history"] if entry["status"] == "Finalizing")
+    return next(stamp(entry["time"]) for entry in record["history"] if entry["status"] == "Finalizing")
 
 
 def bare_round(trials: int, concurrent: int, sleep: float) -> float:

@@ -51,6 +51,20 @@ def submit(folder: Path, spec: Path, *extra: str) -> str:
     return json.loads(result.stdout)["name"]
 
 
+def show(folder: Path, name: str) -> dict:
+    """`aml-run job show NAME -o json`, as a user reads it."""
+    result = aml_run("job", "show", name, "-o", "json", cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def finish(folder: Path, name: str, timeout: float = 180) -> dict:
+    """Follow the job to its end (`aml-run job stream`), then show it."""
+    result = aml_run("job", "stream", name, cwd=folder, timeout=timeout)
+    assert "Traceback" not in result.stdout + result.stderr, result.stdout[-3000:] + result.stderr[-3000:]
+    return show(folder, name)
+
+
 def wait_for(workspace: Workspace, name: str, state: str, timeout: float = 60) -> dict:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, pid_gone, submit, wait_for
+from amlrun import aml_run, finish, pid_gone, show, submit, wait_for
 from runner import status
 from runner.cluster import LoopbackCluster
 from runner.workspace import Workspace
@@ -42,25 +42,20 @@ def _processes_mentioning(text: str) -> list[int]:
     return found
 
 
-@pytest.fixture
-def lab(tmp_path: Path, cluster: dict) -> Path:
-    (tmp_path / ".amllab").mkdir()
+def workspace_on(folder: Path, cluster: dict) -> Path:
+    (folder / ".amllab").mkdir()
     created = aml_run("compute", "create", "--name", "ray-cluster", "--type", "ray", "--address", cluster["address"],
-                      "--max-instances", "2", cwd=tmp_path)
+                      "--max-instances", "2", cwd=folder)
     assert created.returncode == 0, created.stderr
-    return tmp_path
+    return folder
 
 
-def show(folder: Path, name: str) -> dict:
-    result = aml_run("job", "show", name, "-o", "json", cwd=folder)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory: pytest.TempPathFactory, cluster: dict) -> Path:
+    """One workspace for the module: its MLflow server for the nodes stays up between tests."""
+    return workspace_on(tmp_path_factory.mktemp("cluster-lab"), cluster)
 
 
-def finish(folder: Path, name: str, timeout: float = 240) -> dict:
-    result = aml_run("job", "stream", name, cwd=folder, timeout=timeout)
-    assert "Traceback" not in result.stdout + result.stderr, result.stdout + result.stderr
-    return show(folder, name)
 
 
 def write(folder: Path, relative: str, text: str) -> Path:
@@ -232,7 +227,8 @@ def test_a_two_node_pytorch_job_puts_one_node_on_each_ray_node(lab: Path) -> Non
 SLOW_SWEEP = SWEEP.replace("python curve.py", "sleep 600 && python curve.py")
 
 
-def test_killing_the_supervisor_of_a_remote_sweep_leaves_no_process_on_either_node(lab: Path) -> None:
+def test_killing_the_supervisor_of_a_remote_sweep_leaves_no_process_on_either_node(tmp_path: Path, cluster: dict) -> None:
+    lab = workspace_on(tmp_path, cluster)  # a workspace of its own: its MLflow server must stop
     write(lab, "src/curve.py", CURVE)
     # The workspace's MLflow server for the nodes outlives a supervisor for the next one, until
     # nobody has used it for this long.
@@ -281,6 +277,36 @@ inputs: {go: %s}
 environment: {image: python:3.11-slim}
 compute: azureml:ray-cluster
 """
+
+
+def test_a_local_jobs_supervisor_and_the_cli_never_import_ray() -> None:
+    """Ray is an extra: a supervisor imports it only for a job whose compute is a cluster."""
+    import subprocess
+    import sys
+
+    code = ("import sys\n"
+            "import runner.supervisor, runner.cli, runner.jobs, runner.cluster\n"
+            "print('ray' in sys.modules)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "False"
+
+
+def test_a_cancel_stops_a_job_on_its_node(lab: Path) -> None:
+    write(lab, "waiter/wait.py", WAITER)
+    never = lab / "never-created"
+    name = submit(lab, write(lab, "cancel.yml", WAITING_JOB % never))
+    workspace = Workspace(lab / ".amllab")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not processes_of(name):  # its python on the node
+        time.sleep(0.2)
+    assert processes_of(name), status.read(workspace.run_dir(name))
+    canceled = aml_run("job", "cancel", name, cwd=lab)
+    assert canceled.returncode == 0, canceled.stderr
+    shown = finish(lab, name)
+    assert shown["status"] == "Canceled", shown.get("error")
+    assert not processes_of(name)
+    assert not list(_scratch().glob(f"{name}-*"))
 
 
 # Last in the module: it takes the worker node away from the module's cluster.

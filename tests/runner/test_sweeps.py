@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, group_gone, lab, pid_gone, submit, wait_for  # noqa: F401
+from amlrun import aml_run, finish, group_gone, lab, pid_gone, show, submit, wait_for  # noqa: F401
 from conftest import BIN
 from runner import status
 from runner.workspace import Workspace
@@ -61,16 +61,6 @@ def write_sweep(folder: Path, name: str, body: str, script: str | None = None, s
     return path
 
 
-def show(folder: Path, name: str) -> dict:
-    result = aml_run("job", "show", name, "-o", "json", cwd=folder)
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
-
-
-def finish(folder: Path, name: str, timeout: float = 180) -> dict:
-    result = aml_run("job", "stream", name, cwd=folder, timeout=timeout)
-    assert "Traceback" not in result.stdout + result.stderr
-    return show(folder, name)
 
 
 def trial_records(folder: Path, shown: dict) -> list[dict]:

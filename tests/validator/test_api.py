@@ -19,10 +19,10 @@ def test_public_api_is_exactly_all() -> None:
         assert getattr(validator, name) is not None
 
 
-def test_linting_never_imports_torch_mlflow_or_textual() -> None:
+def test_linting_never_imports_torch_mlflow_textual_or_ray() -> None:
     code = ("import sys, validator\n"
             "validator.lint_paths(['scenarios'])\n"
-            "print(','.join(m for m in ('torch', 'mlflow', 'textual', 'runner', 'quiz') if m in sys.modules))\n")
+            "print(','.join(m for m in ('torch', 'mlflow', 'textual', 'ray', 'runner', 'quiz') if m in sys.modules))\n")
     result = subprocess.run([str(BIN / "python"), "-c", code], capture_output=True, text=True, timeout=120,
                             cwd=str(validator.__path__[0]) + "/..")
     assert result.returncode == 0, result.stderr
