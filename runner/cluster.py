@@ -209,7 +209,7 @@ class ClusterHost:
             if strategy == "SPREAD":
                 log(f"cluster: {count} nodes asked and the cluster has {alive}: some nodes share a machine")
             group = placement_group([{"CPU": 1}] * count, strategy=strategy)
-            if _wait([group.ready()], cancel, log, "the cluster to reserve the job's nodes") is None:
+            if _wait([group.ready()], cancel, log, "reserving the job's nodes") is None:
                 cls._abandon([], group)
                 return None
             actors = [NodeAgent.options(scheduling_strategy=PlacementGroupSchedulingStrategy(
@@ -218,8 +218,9 @@ class ClusterHost:
             # An agent an ended job of this supervisor left (a sweep's earlier trial) saves starting
             # a worker process; a new one goes where Ray's SPREAD puts it.
             actors = [_POOL.take(plan.name) or NodeAgent.options(scheduling_strategy="SPREAD").remote()]
+        host = None
         try:
-            found = _wait([actor.open.remote(plan.name) for actor in actors], cancel, log, "the cluster to place the job")
+            found = _wait([actor.open.remote(plan.name) for actor in actors], cancel, log, "placing the job")
             if found is None:
                 cls._abandon(actors, group)
                 return None
@@ -236,6 +237,8 @@ class ClusterHost:
                 return None
             return host
         except BaseException:
+            if host is not None:
+                _POOL.done(host.agents, reusable=False)
             cls._abandon(actors, group)
             raise
 
@@ -244,7 +247,7 @@ class ClusterHost:
 
         bundle = ray.put(_bundle(self.run_dir))
         if _wait([agent.actor.receive.remote(bundle) for agent in self.agents], cancel, self.log,
-                 "the job's files to reach its nodes") is None:
+                 "sending the job's files to its nodes") is None:
             return False
         # What the job's variables add to this machine's: the node has its own PATH and the rest.
         job_variables = {key: value for key, value in env.items()
@@ -253,7 +256,7 @@ class ClusterHost:
         answers = _wait([agent.actor.environment.remote(self.plan.environment,
                                                         {key: agent.relocate(value) for key, value in job_variables.items()},
                                                         {key: agent.relocate(value) for key, value in explicit.items()})
-                         for agent in self.agents], cancel, self.log, "the job's environment to be built on its nodes")
+                         for agent in self.agents], cancel, self.log, "building the job's environment on its nodes")
         if answers is None:
             return False
         for agent, (node_env, said) in zip(self.agents, answers):
@@ -464,7 +467,8 @@ _POOL = AgentPool()
 
 
 def _wait(refs: list[Any], cancel: Cancel, log: Log, what: str) -> list[Any] | None:
-    """The values of ``refs``, or None as soon as the job is canceled."""
+    """The values of ``refs``, or None as soon as the job is canceled (``what``: what they are
+    doing, for the log)."""
     import ray
 
     started = time.monotonic()
@@ -475,17 +479,20 @@ def _wait(refs: list[Any], cancel: Cancel, log: Log, what: str) -> list[Any] | N
             return None
         _, pending = ray.wait(pending, num_returns=len(pending), timeout=0.2)
         if pending and not told and time.monotonic() - started > PLACEMENT_NOTICE:
-            log(f"cluster: waiting for {what}")
+            log(f"cluster: still {what}")
             told = True
     try:
         return ray.get(refs)
     except ray.exceptions.RayError as error:
-        raise RunnerError(f"cluster: {what} failed: {_first_line(error)}") from None
+        raise RunnerError(f"cluster: {what} failed: {_said(error)}") from None
 
 
-def _first_line(error: BaseException) -> str:
+def _said(error: BaseException) -> str:
+    """What went wrong, in the remote exception's own words (Ray wraps it with its traceback)."""
+    cause = getattr(error, "cause", None)
+    if isinstance(cause, BaseException) and str(cause):
+        return str(cause)
     lines = [line for line in str(error).splitlines() if line.strip()]
-    # Ray's task errors end with the remote exception's own line: the one that says what happened.
     return lines[-1].strip() if lines else type(error).__name__
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import textwrap
 import time
@@ -21,6 +22,14 @@ def aml_run(*args: str, cwd: Path, env: dict | None = None, timeout: float = 180
     environment.update(env or {})
     return subprocess.run([str(BIN / "aml-run"), *args], cwd=cwd, capture_output=True, text=True,
                           env=environment, timeout=timeout)
+
+
+def default_signals() -> None:
+    """``preexec_fn`` for a child the test will signal: SIGINT and SIGTERM back to their defaults.
+    A suite started from a background shell inherits SIGINT ignored, and Python leaves an
+    ignored SIGINT ignored, so Ctrl-C would never reach the child's handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def write_job(folder: Path, name: str, body: str, script: str | None = None) -> Path:

@@ -154,30 +154,44 @@ def _scratch() -> Path:
 STEP = """\
 type: command
 code: ./steps
-command: python stamp.py ${{outputs.stamp}}
+command: python meet.py ${{outputs.stamp}} ${{inputs.me}} ${{inputs.peer}}
 environment: {image: python:3.11-slim}
 compute: azureml:ray-cluster
+inputs: {me: %s, peer: %s}
 outputs:
   stamp: {type: uri_folder}
 """
-STAMP = """\
-import os, sys, time
+# Each step says it started (a file: the loopback cluster's nodes share this machine's file
+# system) and waits for the other's word: both are running at once however long each took to
+# start on a loaded machine, and `met` says so.
+MEET = """\
+import json, os, sys, time
+out, me, peer = sys.argv[1:]
 start = time.time()
-time.sleep(2.5)
-with open(os.path.join(sys.argv[1], "span.json"), "w") as out:
-    out.write('{"node": "%s", "start": %f, "end": %f}' % (os.environ["AMLLAB_NODE_ID"], start, time.time()))
+open(me, "w").close()
+deadline = time.monotonic() + 90
+while not os.path.exists(peer) and time.monotonic() < deadline:
+    time.sleep(0.05)
+met = os.path.exists(peer)
+time.sleep(0.3)
+with open(os.path.join(out, "span.json"), "w") as span:
+    json.dump({"node": os.environ["AMLLAB_NODE_ID"], "start": start, "end": time.time(), "met": met}, span)
 """
 
 
 def test_a_pipelines_independent_steps_run_at_once_on_two_nodes_and_a_second_run_reuses_both(lab: Path) -> None:
-    write(lab, "steps/stamp.py", STAMP)
-    body = textwrap.indent(STEP, "    ")
+    write(lab, "steps/meet.py", MEET)
+    left, right = lab / "meet" / "left", lab / "meet" / "right"
+    left.parent.mkdir()
+    steps = {"left": STEP % (left, right), "right": STEP % (right, left)}
     spec = write(lab, "pipeline.yml", "$schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json\n"
-                 "type: pipeline\njobs:\n  left:\n" + body + "  right:\n" + body.replace("stamp.py", "stamp.py "))
+                 "type: pipeline\njobs:\n" + "".join(f"  {step}:\n" + textwrap.indent(body, "    ")
+                                                     for step, body in steps.items()))
     first = finish(lab, submit(lab, spec))
     assert first["status"] == "Completed", first.get("error")
     spans = {step: json.loads((Path(first["jobs"][step]["outputs"]["stamp"]) / "span.json").read_text())
-             for step in ("left", "right")}
+             for step in steps}
+    assert spans["left"]["met"] and spans["right"]["met"]
     assert spans["left"]["node"] != spans["right"]["node"]
     assert spans["left"]["start"] < spans["right"]["end"] and spans["right"]["start"] < spans["left"]["end"]
     second = finish(lab, submit(lab, spec))

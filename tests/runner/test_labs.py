@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from amlrun import default_signals
 from conftest import ROOT
 from runner import scenarios
 
@@ -220,7 +221,7 @@ def test_ctrl_c_cancels_the_running_step_and_stops_the_lab(tmp_path: Path) -> No
         "steps:\n  - job: job.yml\n    expect: {status: Completed}\n  - run: touch after\n")
     running = subprocess.Popen([str(BIN / "aml-run"), "scenario", "run", str(lab), "--workspace",
                                 str(tmp_path / "ws")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
+                               text=True, start_new_session=True, preexec_fn=default_signals)
     assert running.stdout is not None
     for line in running.stdout:
         if line.strip() == "started":

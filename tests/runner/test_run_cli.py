@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, group_gone, lab, nothing_ran, pid_gone, submit, wait_for, write_job  # noqa: F401
+from amlrun import (aml_run, default_signals, group_gone, lab, nothing_ran, pid_gone, submit,  # noqa: F401
+                    wait_for, write_job)
 from conftest import BIN
 from runner import jobs, status
 from runner.workspace import Workspace
@@ -182,7 +183,7 @@ def test_ctrl_c_while_streaming_cancels_the_job(lab: Path) -> None:
     spec = write_job(lab / "interrupt", "job", "command: echo started; sleep 300\n")
     stream = subprocess.Popen([str(BIN / "aml-run"), "job", "create", "--file", str(spec), "--stream"],
                               cwd=lab, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True)
+                              start_new_session=True, preexec_fn=default_signals)
     lines = []
     for line in stream.stdout:
         lines.append(line)

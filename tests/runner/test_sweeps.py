@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, finish, group_gone, lab, pid_gone, show, submit, wait_for  # noqa: F401
+from amlrun import aml_run, default_signals, finish, group_gone, lab, pid_gone, show, submit, wait_for  # noqa: F401
 from conftest import BIN
 from runner import status
 from runner.workspace import Workspace
@@ -521,7 +521,8 @@ def test_ctrl_c_while_streaming_a_sweep_cancels_it(lab: Path) -> None:
     spec = write_sweep(lab / "ctrlc", "sweep", SLEEPERS)
     env = dict(os.environ, AMLLAB_PLAIN_STREAM="1")
     streaming = subprocess.Popen([str(BIN / "aml-run"), "job", "create", "--file", str(spec), "--stream"], cwd=lab,
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                 preexec_fn=default_signals)
     name = None
     deadline = time.monotonic() + 60
     assert streaming.stdout is not None
