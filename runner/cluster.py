@@ -182,6 +182,7 @@ class ClusterHost:
         self.last_poll = 0.0
         self.lost_reason: str | None = None
         self.released = False
+        self.ended = False  # every process of the job has ended
 
     # -- placing -----------------------------------------------------------------------------
 
@@ -308,7 +309,7 @@ class ClusterHost:
         return self.agents[0]
 
     def record(self, run_dir: Path, launches: list[distributed.Launch]) -> None:
-        status.update(run_dir, cluster={"address": self.plan.compute["address"],
+        status.update(run_dir, command_ended=False, cluster={"address": self.plan.compute["address"],
                                         "nodes": [dict(agent.where, guards=[process.pid for process in agent.processes])
                                                   for agent in self.agents]})
 
@@ -339,7 +340,8 @@ class ClusterHost:
                 if said is not None and process.returncode is None:
                     code = exit_code(said)
                     process.returncode = code if code is not None else -9
-        if all(process.returncode is not None for agent in self.agents for process in agent.processes):
+        if not self.ended and all(process.returncode is not None for agent in self.agents for process in agent.processes):
+            self.ended = True
             status.update(self.run_dir, command_ended=True)
 
     def _lose(self, agent: Agent, error: BaseException, transient: bool = False) -> None:
