@@ -241,3 +241,30 @@ def test_the_clients_a_build_holds_are_read_from_its_dist_info_folders(tmp_path:
         (tmp_path / folder).mkdir()
     assert mlflow_server.clients_in(tmp_path) == {"mlflow-skinny": "2.18.0"}
     assert mlflow_server.clients_in(tmp_path / "absent") == {}
+
+
+def test_a_shared_server_runs_while_a_process_uses_it_and_stops_once_unused(tmp_path: Path) -> None:
+    """The workspace's server for a cluster's nodes outlives the supervisor that started it, for
+    the next one, and stops once no process has held a lock on its users file for the idle time.
+    The watcher is the real one; the "server" is a `sleep`, so no MLflow starts here."""
+    import fcntl
+    import subprocess
+
+    from runner import process
+
+    users = tmp_path / "server.users"
+    user = open(users, "a")
+    fcntl.flock(user, fcntl.LOCK_SH)  # a supervisor using the server
+    watcher = subprocess.Popen(process.python_module("runner.mlflow_server", "--shared", str(users), "0.5",
+                                                     "sleep", "300"), start_new_session=True)
+    time.sleep(2.0)
+    assert watcher.poll() is None  # used: it stays, however long
+    user.close()  # the last user is gone (exited, or killed: the kernel drops the lock)
+    deadline = time.monotonic() + 20
+    while watcher.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert watcher.poll() is not None
+    # The server (its group) went with it; a zombie may wait a moment for init to reap it.
+    while process.group_alive(watcher.pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not process.group_alive(watcher.pid)
