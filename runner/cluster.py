@@ -31,6 +31,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import tarfile
@@ -91,11 +92,18 @@ def connect(address: str) -> None:
         except OSError as error:
             raise RunnerError(f"the Ray cluster at {address} is not reachable ({error}); start its head there "
                               f"with `{START_HEAD}`, or fix the compute's --address") from None
+        # ray.init, called in the main thread, replaces SIGTERM's handler with sys.exit: `job
+        # cancel` would then kill the supervisor instead of asking it to cancel the job.
+        main = threading.current_thread() is threading.main_thread()
+        handler = signal.getsignal(signal.SIGTERM) if main else None
         try:
             ray.init(address=address, namespace="amllab", logging_level=logging.ERROR, log_to_driver=False,
                      configure_logging=False)
         except Exception as error:  # Ray raises a ConnectionError, a RuntimeError or its own
             raise RunnerError(f"could not join the Ray cluster at {address}: {type(error).__name__}: {error}") from None
+        finally:
+            if main and handler is not None:
+                signal.signal(signal.SIGTERM, handler)
         _connected["address"] = address
 
 
