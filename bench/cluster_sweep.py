@@ -22,10 +22,8 @@ MLflow server, the nodes' environment build): it is not counted.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
@@ -33,38 +31,22 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from runner.cluster import LoopbackCluster  # noqa: E402
-from sweep_overhead import SWEEP, stamp  # noqa: E402  (the same sweep, with a compute)
+from sweep_overhead import BIN, SWEEP, aml_run, entered, run_sweep, stamp  # noqa: E402  (the same sweep, with a compute)
 
 TARGET = 1.25
-BIN = Path(sys.executable).parent
-
-def _aml_run(lab: Path, env: dict[str, str], *args: str) -> str:
-    result = subprocess.run([str(BIN / "aml-run"), *args], cwd=lab, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        raise SystemExit(f"aml-run {' '.join(args)} failed ({result.returncode}): "
-                         f"{result.stderr[-2000:]}{result.stdout[-2000:]}")
-    return result.stdout
-
-
-def _entered(record: dict, state: str) -> float:
-    return next(stamp(entry["time"]) for entry in record["history"] if entry["status"] == state)
 
 
 def sweep_round(lab: Path, env: dict[str, str], compute: str
                 ) -> tuple[float, list[float], list[float], list[float]]:
     """(running span, and each trial's seconds from Preparing to Running, from Running to
     Finalizing and from Finalizing to its end) of one sweep on ``compute``."""
-    out = _aml_run(lab, env, "job", "create", "--file", f"{compute}.yml", "--stream")
-    name = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("RunId: "))
-    shown = json.loads(_aml_run(lab, env, "job", "show", name, "-o", "json"))
+    shown, trials, _ = run_sweep(lab, env, f"{compute}.yml")
     if shown["status"] != "Completed":
         raise SystemExit(f"the sweep on {compute} ended {shown['status']}: {shown.get('error')}")
-    trials = [json.loads((lab / ".amllab" / "runs" / name / "trials" / row["name"] / "status.json").read_text())
-              for row in shown["trials"]]
-    span = max(_entered(record, "Finalizing") for record in trials) - _entered(shown, "Running")
-    preparing = [_entered(record, "Running") - _entered(record, "Preparing") for record in trials]
-    running = [_entered(record, "Finalizing") - _entered(record, "Running") for record in trials]
-    finalizing = [stamp(record["end_time"]) - _entered(record, "Finalizing") for record in trials]
+    span = max(entered(record, "Finalizing") for record in trials) - entered(shown, "Running")
+    preparing = [entered(record, "Running") - entered(record, "Preparing") for record in trials]
+    running = [entered(record, "Finalizing") - entered(record, "Running") for record in trials]
+    finalizing = [stamp(record["end_time"]) - entered(record, "Finalizing") for record in trials]
     return span, preparing, running, finalizing
 
 
@@ -83,8 +65,8 @@ def main() -> int:
         env = dict(os.environ, PATH=f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", AMLLAB_TRACKING_IDLE="60",
                    AMLLAB_PLAIN_STREAM="1")
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        _aml_run(lab, env, "compute", "create", "--name", "local", "--max-instances", str(args.concurrent))
-        _aml_run(lab, env, "compute", "create", "--name", "cluster", "--type", "ray", "--address", cluster.address,
+        aml_run(lab, env, "compute", "create", "--name", "local", "--max-instances", str(args.concurrent))
+        aml_run(lab, env, "compute", "create", "--name", "cluster", "--type", "ray", "--address", cluster.address,
                  "--max-instances", str(args.concurrent))
         for compute in results:
             (lab / f"{compute}.yml").write_text(SWEEP.format(sleep=args.seconds, trials=args.trials,
@@ -105,7 +87,7 @@ def main() -> int:
     print(f"local compute:   running span {local:.2f} s")
     print(f"cluster compute: running span {remote:.2f} s")
     print(f"ratio cluster / local: {ratio:.3f} (rounds: "
-          f"{', '.join(f'{c / l:.3f}' for c, l in zip(results['cluster']['span'], results['local']['span']))}); "
+          f"{', '.join(f'{there / here:.3f}' for there, here in zip(results['cluster']['span'], results['local']['span']))}); "
           f"target <= {TARGET}: {'met' if ratio <= TARGET else 'missed'}")
     print("per trial, cluster vs local (median; the slowest, a sweep's first trials, which start the node's "
           "agent, in brackets):")

@@ -57,27 +57,39 @@ def stamp(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
 
 
-def sweep_round(lab: Path, env: dict[str, str]) -> tuple[float, float]:
-    """(running span, end to end) of one sweep, in seconds."""
-    start = time.perf_counter()
-    result = subprocess.run([str(BIN / "aml-run"), "job", "create", "--file", "sweep.yml", "--stream"],
-                            cwd=lab, env=env, capture_output=True, text=True)
-    end_to_end = time.perf_counter() - start
+def entered(record: dict, state: str) -> float:
+    """When the job of ``record`` (its status) entered ``state``."""
+    return next(stamp(entry["time"]) for entry in record["history"] if entry["status"] == state)
+
+
+def aml_run(lab: Path, env: dict[str, str], *args: str) -> str:
+    """aml-run's output; a failure ends the bench with it."""
+    result = subprocess.run([str(BIN / "aml-run"), *args], cwd=lab, env=env, capture_output=True, text=True)
     if result.returncode != 0:
-        raise SystemExit(f"the sweep failed ({result.returncode}): {result.stderr[-2000:]}{result.stdout[-2000:]}")
-    name = next(line.split(": ", 1)[1] for line in result.stdout.splitlines() if line.startswith("RunId: "))
-    shown = json.loads(subprocess.run([str(BIN / "aml-run"), "job", "show", name, "-o", "json"], cwd=lab,
-                                      env=env, capture_output=True, text=True, check=True).stdout)
-    running = next(stamp(entry["time"]) for entry in shown["history"] if entry["status"] == "Running")
-    last_exit = max(_command_end(lab, row["name"]) for row in shown["trials"])
-    return last_exit - running, end_to_end
+        raise SystemExit(f"aml-run {' '.join(args)} failed ({result.returncode}): "
+                         f"{result.stderr[-2000:]}{result.stdout[-2000:]}")
+    return result.stdout
 
 
-def _command_end(lab: Path, trial: str) -> float:
-    """When the trial's command ended: the trial entering Finalizing."""
-    sweep = trial.rsplit("_", 1)[0]
-    record = json.loads((lab / ".amllab" / "runs" / sweep / "trials" / trial / "status.json").read_text())
-    return next(stamp(entry["time"]) for entry in record["history"] if entry["status"] == "Finalizing")
+def run_sweep(lab: Path, env: dict[str, str], spec: str = "sweep.yml") -> tuple[dict, list[dict], float]:
+    """Run the sweep ``spec`` to its end: its `job show`, its trials' status records, and the
+    seconds `job create --stream` took."""
+    start = time.perf_counter()
+    out = aml_run(lab, env, "job", "create", "--file", spec, "--stream")
+    end_to_end = time.perf_counter() - start
+    name = next(line.split(": ", 1)[1] for line in out.splitlines() if line.startswith("RunId: "))
+    shown = json.loads(aml_run(lab, env, "job", "show", name, "-o", "json"))
+    trials = [json.loads((lab / ".amllab" / "runs" / name / "trials" / row["name"] / "status.json").read_text())
+              for row in shown["trials"]]
+    return shown, trials, end_to_end
+
+
+def sweep_round(lab: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(running span, end to end) of one sweep, in seconds: the span from the sweep entering
+    Running to its last trial's command ending (the trial entering Finalizing)."""
+    shown, trials, end_to_end = run_sweep(lab, env)
+    last_exit = max(entered(record, "Finalizing") for record in trials)
+    return last_exit - entered(shown, "Running"), end_to_end
 
 
 def bare_round(trials: int, concurrent: int, sleep: float) -> float:
