@@ -44,6 +44,7 @@ from . import distributed, status
 from .contract import Cancel, Log
 from .errors import RunnerError
 from .plans import CommandPlan
+from .cluster_guard import exit_code
 from .tracking import Tracking, is_local_store
 
 NEEDS_RAY = "a ray compute needs Ray on this machine and on every node: pip install 'amllab[cluster]'"
@@ -160,6 +161,7 @@ class Agent:
         self.actor = actor
         self.where = where
         self.folder = where["folder"]
+        self.external = external
         # Longest first: an output's path may lie inside the run folder's.
         self.pairs = sorted([(str(run_dir), self.folder)] +
                             [(local, f"{self.folder}/external_outputs/{name}") for name, local in external.items()],
@@ -226,22 +228,21 @@ class ClusterHost:
         else:
             # An agent an ended job of this supervisor left (a sweep's earlier trial) saves starting
             # a worker process; a new one goes where Ray's SPREAD puts it.
-            actors = [_POOL.take(plan.name) or NodeAgent.options(scheduling_strategy="SPREAD").remote()]
+            actors = [_POOL.take() or NodeAgent.options(scheduling_strategy="SPREAD").remote()]
         host = None
         try:
             found = _wait([actor.open.remote(plan.name) for actor in actors], cancel, log, "placing the job")
             if found is None:
                 cls._abandon(actors, group)
                 return None
-            external = _external_outputs(plan, run_dir)
-            host = cls(run_dir, plan, log, [Agent(actor, where, run_dir, external)
+            host = cls(run_dir, plan, log, [Agent(actor, where, run_dir, _external_outputs(plan, run_dir))
                                             for actor, where in zip(actors, found)], group)
             _POOL.busy(host.agents)
             for index, agent in enumerate(host.agents):
                 log(f"cluster: node {index} of the job is {agent.name}, in {agent.folder}")
             status.update(run_dir, cluster={"address": plan.compute["address"],
                                             "nodes": [dict(agent.where) for agent in host.agents]})
-            if not host._ship(env, cancel):
+            if not host._ship(cancel):
                 host.release()
                 return None
             return host
@@ -251,21 +252,15 @@ class ClusterHost:
             cls._abandon(actors, group)
             raise
 
-    def _ship(self, env: dict[str, str], cancel: Cancel) -> bool:
+    def _ship(self, cancel: Cancel) -> bool:
         import ray
 
         bundle = ray.put(_bundle(self.run_dir))
         if _wait([agent.actor.receive.remote(bundle) for agent in self.agents], cancel, self.log,
                  "sending the job's files to its nodes") is None:
             return False
-        # What the job's variables add to this machine's: the node has its own PATH and the rest.
-        job_variables = {key: value for key, value in env.items()
-                         if os.environ.get(key) != value and key not in ("PATH", "VIRTUAL_ENV")}
-        explicit = dict(self.plan.environment_variables or {})
-        answers = _wait([agent.actor.environment.remote(self.plan.environment,
-                                                        {key: agent.relocate(value) for key, value in job_variables.items()},
-                                                        {key: agent.relocate(value) for key, value in explicit.items()})
-                         for agent in self.agents], cancel, self.log, "building the job's environment on its nodes")
+        answers = _wait([agent.actor.environment.remote(self.plan.environment) for agent in self.agents],
+                        cancel, self.log, "building the job's environment on its nodes")
         if answers is None:
             return False
         for agent, (node_env, said) in zip(self.agents, answers):
@@ -300,10 +295,12 @@ class ClusterHost:
 
         agent = self._agent_for(launch)
         key = f"launch{sum(len(each.processes) for each in self.agents)}"
+        # The node's own variables and interpreter, then what the launch adds to this machine's
+        # (its paths moved to the node's copy), and the spec's environment_variables last, as here.
         env = dict(agent.env)
-        env.update({key_: agent.relocate(value) for key_, value in launch.env.items()
-                    if os.environ.get(key_) != value and key_ not in ("PATH", "VIRTUAL_ENV")})
-        env.update({key_: agent.relocate(value) for key_, value in (self.plan.environment_variables or {}).items()})
+        env.update({name: agent.relocate(value) for name, value in launch.env.items()
+                    if os.environ.get(name) != value and name not in ("PATH", "VIRTUAL_ENV")})
+        env.update({name: agent.relocate(value) for name, value in (self.plan.environment_variables or {}).items()})
         pid = ray.get(agent.actor.start.remote(key, [agent.relocate(part) for part in launch.argv], env,
                                                agent.relocate(str(launch.log))), timeout=ANSWER_TIMEOUT)
         launch.process = RemoteProcess(self, key, pid)
@@ -328,8 +325,6 @@ class ClusterHost:
         self.last_poll = time.monotonic()
         import ray
 
-        from .cluster_node import exit_code
-
         for agent in self.agents:
             if all(process.returncode is not None for process in agent.processes):
                 continue
@@ -346,8 +341,7 @@ class ClusterHost:
             for process in agent.processes:
                 said = answer["ended"].get(process.key)
                 if said is not None and process.returncode is None:
-                    code = exit_code(said)
-                    process.returncode = code if code is not None else -9
+                    process.returncode = exit_code(said)
         if not self.ended and all(process.returncode is not None for agent in self.agents for process in agent.processes):
             self.ended = True
             status.update(self.run_dir, command_ended=True)
@@ -389,7 +383,7 @@ class ClusterHost:
         deadline = time.monotonic() + 5.0 + ANSWER_TIMEOUT
         while time.monotonic() < deadline:
             self.refresh(force=True)
-            if all(process.returncode is not None for launch in launches for process in [launch.process]):
+            if all(launch.process.returncode is not None for launch in launches):
                 return
             time.sleep(POLL_PERIOD)
         for agent in running:
@@ -407,7 +401,7 @@ class ClusterHost:
             except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError) as error:
                 self._lose(agent, error)
                 continue
-            _unpack(archive, run_dir, _external_outputs(self.plan, run_dir))
+            _unpack(archive, run_dir, agent.external)
         self.release()
         return 0
 
@@ -444,7 +438,7 @@ class AgentPool:
         self.idle: list[tuple[Any, str]] = []
         self.running: dict[str, int] = {}
 
-    def take(self, job: str) -> Any:
+    def take(self) -> Any:
         """An idle agent that answers, or None."""
         import ray
 

@@ -37,11 +37,13 @@ def main(argv: list[str]) -> int:
     if os.fork() > 0:
         os._exit(0)  # the actor reaps this first process; the guard below is no child of the actor
     os.setsid()
-    write_text_atomic(Path(spec["pid_file"]), str(os.getpid()))
     stop = {"asked": False}
     signal.signal(signal.SIGTERM, lambda *_: stop.update(asked=True))
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    # Only now may the actor know the pid: a stop sent earlier would kill the guard before it
+    # started the process, and no exit status would ever come.
+    write_text_atomic(Path(spec["pid_file"]), str(os.getpid()))
     process.become_subreaper()
     Path(spec["log"]).parent.mkdir(parents=True, exist_ok=True)
     child = process.spawn(spec["argv"], cwd=Path(spec["cwd"]), env=spec["env"], log=Path(spec["log"]))
@@ -61,6 +63,11 @@ def main(argv: list[str]) -> int:
         # Nobody will collect the job's files: the node's copy of its run folder goes too.
         shutil.rmtree(spec["folder"], ignore_errors=True)
     return 0
+
+
+def exit_code(said: str) -> int:
+    """A guard's exit file as an exit status; stopped because its actor was gone: as if killed."""
+    return -signal.SIGKILL if said == OWNER_GONE else int(said)
 
 
 if __name__ == "__main__":

@@ -33,10 +33,11 @@ from typing import Any
 
 import ray
 
+from validator import __version__
+
 from . import distributed, process
-from .interpreter import host_variables, interpreter_variables, prepare_environment
 from .cache import cache_dir
-from .cluster_guard import OWNER_GONE
+from .interpreter import host_variables, interpreter_variables, prepare_environment
 
 # The folders of the node's run folder whose files grow while the job runs (its logs).
 STREAMED = ("user_logs", distributed.RANK_LOGS, "system_logs")
@@ -52,15 +53,6 @@ _WORKER_ONLY = ("OMP_NUM_THREADS",)
 
 def scratch_root() -> Path:
     return cache_dir() / "cluster-runs"
-
-
-def _version() -> str:
-    from importlib import metadata
-
-    try:
-        return metadata.version("amllab")
-    except metadata.PackageNotFoundError:
-        return "unknown"
 
 
 @ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)
@@ -87,7 +79,7 @@ class NodeAgent:
             ip = next((node["NodeManagerAddress"] for node in ray.nodes() if node["NodeID"] == node_id),
                       ray.util.get_node_ip_address())
             self.node = {"node_id": node_id, "ip": ip, "hostname": socket.gethostname(), "pid": os.getpid(),
-                         "amllab": _version(), "python": "%d.%d.%d" % sys.version_info[:3]}
+                         "amllab": __version__, "python": "%d.%d.%d" % sys.version_info[:3]}
         return {**self.node, "folder": str(self.folder)}
 
     def receive(self, bundle: bytes) -> None:
@@ -96,17 +88,15 @@ class NodeAgent:
         for folder in STREAMED:  # where the job's processes write their logs, as in a run folder
             (self.folder / folder).mkdir(exist_ok=True)
 
-    def environment(self, environment: dict[str, Any], job_variables: dict[str, str],
-                    explicit: dict[str, str]) -> tuple[dict[str, str], list[str]]:
+    def environment(self, environment: dict[str, Any]) -> tuple[dict[str, str], list[str]]:
         """Build the job's environment on this node (or reuse this node's build of it) and
-        return the job's variables here, with what the build said."""
+        return the variables a job's process starts from here (the job's own come with each
+        process), with what the build said."""
         said: list[str] = []
         interpreter, extra = prepare_environment(environment, said.append, self.folder)
         env = {key: value for key, value in host_variables().items()
                if not key.startswith("RAY_") and key not in _WORKER_ONLY}
-        env.update(job_variables)
         env.update(interpreter_variables(interpreter, extra, os.environ.get("PATH")))
-        env.update(explicit)  # the spec's environment_variables keep the last word
         where = self.where()
         env.update(AMLLAB_NODE_ID=where["node_id"], AMLLAB_NODE_IP=where["ip"])
         return env, said
@@ -193,9 +183,4 @@ class NodeAgent:
         if self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
         self.folder, self.guards, self.offsets = None, {}, {}
-
-
-def exit_code(said: str) -> int | None:
-    """A guard's verdict as an exit status (None: its actor was gone, which the caller reports)."""
-    return None if said == OWNER_GONE else int(said)
 

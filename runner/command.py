@@ -660,13 +660,11 @@ class JobRun(Walk):
             if outcome.status != "Preempted" and not (node_lost and self.plan.job_tier == "spot"):
                 return outcome
             attempt += 1
-            if node_lost:
-                # A spot job's node that goes away is what an eviction is: the service re-queues it.
-                self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
-                         f"(preemption {attempt}), ./outputs is kept")
-            else:
-                self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
-                         f"(preemption {attempt} of {len(evictions)}), ./outputs is kept")
+            # A spot job's node that goes away (node_lost) is what an eviction is: the service
+            # re-queues it; only the simulated evictions have a number planned.
+            planned = "" if node_lost else f" of {len(evictions)}"
+            self.log(f"preempted: {outcome.error['message']}; the job goes back to the queue "
+                     f"(preemption {attempt}{planned}), ./outputs is kept")
             status.update(self.run_dir, preemptions=attempt)
             release(self.slot)
             self.enter("Queued")

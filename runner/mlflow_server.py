@@ -31,8 +31,9 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Callable, Mapping, Sequence
+from typing import IO, Callable, Iterator, Mapping, Sequence
 
 from .distributed import free_port
 from .errors import RunnerError
@@ -256,11 +257,9 @@ class LoopbackServer:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 return False
-            try:
-                urllib.request.urlopen(f"http://{self.host}:{port}/health", timeout=5).close()
+            if _answers(f"http://{self.host}:{port}"):
                 return True
-            except (urllib.error.URLError, OSError):
-                time.sleep(0.1)
+            time.sleep(0.1)
         with open(self.log, "a") as out:
             out.write(f"amllab: no answer from /health within {START_TIMEOUT:.0f} s\n")
         return False
@@ -295,18 +294,26 @@ def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Cal
             suffix = "" if host == "127.0.0.1" else f"-{host}"
             server = LoopbackServer(backend_uri, artifact_root, logs / f"mlflow-server-{os.getpid()}{suffix}.log", host)
             _SERVERS[key] = server
-            logs.mkdir(parents=True, exist_ok=True)
-            # A starting server creates the store's missing tables; two doing it at once (two
-            # jobs' supervisors) collide in SQLite, so the workspace's servers start one by one.
-            with open(logs / "mlflow-server-start.lock", "a") as lock:
-                fcntl.flock(lock, fcntl.LOCK_EX)
+            with _one_start_at_a_time(logs):
                 server.start(say)
         assert server.url is not None
         return server.url
 
 
+@contextmanager
+def _one_start_at_a_time(logs: Path) -> Iterator[None]:
+    """A starting server creates the store's missing tables; two doing it at once (two jobs'
+    supervisors) collide in SQLite, so the workspace's servers start one by one."""
+    logs.mkdir(parents=True, exist_ok=True)
+    with open(logs / "mlflow-server-start.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 # The workspace's shared servers this process uses: key -> (url, the users file it holds a lock on).
 _SHARED: dict[str, tuple[str, IO]] = {}
+# The watchers of the shared servers this process started (they outlive it).
+_SHARED_PIDS: set[int] = set()
 # Seconds a shared server stays up with no process using it.
 SHARED_IDLE = float(os.environ.get("AMLLAB_MLFLOW_SERVER_IDLE", "120"))
 
@@ -330,18 +337,18 @@ def shared_uri(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[
         if key in _SHARED and _answers(_SHARED[key][0]):
             return _SHARED[key][0]
         logs.mkdir(parents=True, exist_ok=True)
-        users = open(logs / f"{stem}.users", "a")
+        users_path = logs / f"{stem}.users"
+        users = open(users_path, "a")
         fcntl.flock(users, fcntl.LOCK_SH)  # waits while an idle server is stopping
         record = logs / f"{stem}.json"
-        with open(logs / "mlflow-server-start.lock", "a") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with _one_start_at_a_time(logs):
             try:
                 known = json.loads(record.read_text())
             except (OSError, ValueError):
                 known = {}
             url = known.get("url")
             if not (url and same_process(int(known.get("pid", 0)), known.get("start_ticks")) and _answers(url)):
-                server = LoopbackServer(backend_uri, artifact_root, logs / f"{stem}.log", host, users=logs / f"{stem}.users")
+                server = LoopbackServer(backend_uri, artifact_root, logs / f"{stem}.log", host, users=users_path)
                 url = server.start(say)
                 assert server.process is not None
                 write_text_atomic(record, json.dumps({"url": url, "pid": server.process.pid,
@@ -354,9 +361,6 @@ def shared_uri(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[
             previous[1].close()
         _SHARED[key] = (url, users)
         return url
-
-
-_SHARED_PIDS: set[int] = set()
 
 
 def _answers(url: str) -> bool:
