@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from . import distributed, status
+from . import distributed, mlflow_server, status
 from .contract import Cancel, Log
 from .errors import RunnerError
 from .plans import CommandPlan
@@ -108,14 +108,13 @@ def connect(address: str) -> None:
         _connected["address"] = address
 
 
-def tracking_server(plan: CommandPlan, log: Log, tracking: Tracking) -> str:
-    """The MLflow tracking URI the job's nodes log to: the workspace's tracking server if it
+def tracking_server(plan: CommandPlan, log: Log, tracking: Tracking) -> "mlflow_server.Endpoint":
+    """The MLflow tracking server the job's nodes log to: the workspace's tracking server if it
     has one, else an ``mlflow server`` over the workspace's store on the address the cluster
-    reaches this machine at."""
+    reaches this machine at (its token travels with the job)."""
     connect(plan.compute["address"])
     if not is_local_store(plan.tracking_uri):
-        return plan.tracking_uri
-    from . import mlflow_server
+        return mlflow_server.Endpoint(plan.tracking_uri)
 
     host = address_towards(plan.compute["address"])
     return mlflow_server.shared_uri(plan.tracking_uri, tracking.artifact_root or Path(plan.workspace) / "mlruns",

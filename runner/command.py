@@ -31,7 +31,7 @@ from typing import IO, Any, Callable, Iterable, Protocol
 
 from validator.spec import CommandJob, Spec
 
-from . import distributed, environments, inputs, process, status
+from . import distributed, environments, inputs, mlflow_server, process, status
 from .contract import (MARKER, USER_LOG, Cancel, Executor, Log, Outcome, Submission, Walk, acquire_slot,
                        canceled_before_running, register, release)
 from .errors import NotFound, RunnerError
@@ -231,7 +231,7 @@ def plan_compute(value: Any, resources: dict[str, Any], workspace: Workspace) ->
 # -- executing (in the supervisor) ---------------------------------------------------------------
 
 def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
-            exclude: tuple[Path, ...] = (), cluster_tracking: str | None = None
+            exclude: tuple[Path, ...] = (), cluster_tracking: "mlflow_server.Endpoint | None" = None
             ) -> tuple[dict[str, str | None], dict[str, str]]:
     """Preparing: snapshot, inputs, outputs, environment check, the MLflow run. Returns the
     substitution values and the job's environment variables. ``cluster_tracking``: the job
@@ -288,7 +288,7 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
     env = job_environment(plan, interpreter, extra, run, run_dir)
     server = cluster_tracking or loopback_tracking(plan, extra, log, tracking, wd)
     if server:
-        env["MLFLOW_TRACKING_URI"] = server
+        server.point(env)
     # The spec's own environment_variables keep the last word, as they do over AZUREML_*.
     env.update({key: value for key, value in binding_variables(plan, values).items()
                 if key not in (plan.environment_variables or {})})
@@ -300,12 +300,12 @@ def prepare(run_dir: Path, plan: CommandPlan, log: Log, tracking: Tracking,
 
 
 def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracking: Tracking,
-                      workdir: Path | None = None) -> str | None:
-    """The URL of a loopback MLflow server when the job brings its own MLflow client, which
+                      workdir: Path | None = None) -> "mlflow_server.Endpoint | None":
+    """A loopback MLflow server (its URL and token) when the job brings its own MLflow client, which
     must not open the workspace's SQLite store (runner/mlflow_server.py); None otherwise: the
     job logs to the store directly, the faster way. A job whose spec sets MLFLOW_TRACKING_URI
     keeps it, and a workspace whose store already is a server needs none."""
-    from . import envbuild, mlflow_server
+    from . import envbuild
     from .tracking import is_local_store
 
     if not is_local_store(plan.tracking_uri) or "MLFLOW_TRACKING_URI" in (plan.environment_variables or {}):
@@ -321,12 +321,12 @@ def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracki
     reason = mlflow_server.own_mlflow(command, requirements, base, built, workdir)
     if reason is None:
         return None
-    url = mlflow_server.tracking_uri_for(plan.tracking_uri, tracking.artifact_root or
-                                         Path(plan.workspace) / "mlruns", Path(plan.workspace) / "logs", log)
-    log(f"MLflow: the job logs through a loopback MLflow server ({url}) rather than to the store directly: "
-        f"{reason}, and another MLflow's client cannot open a store of aml-run's MLflow {base}; over HTTP "
-        "any client version works, as with the workspace's tracking server on the service")
-    return url
+    endpoint = mlflow_server.tracking_uri_for(plan.tracking_uri, tracking.artifact_root or
+                                              Path(plan.workspace) / "mlruns", Path(plan.workspace) / "logs", log)
+    log(f"MLflow: the job logs through a loopback MLflow server ({endpoint.url}) rather than to the store "
+        f"directly: {reason}, and another MLflow's client cannot open a store of aml-run's MLflow {base}; over "
+        "HTTP any client version works, as with the workspace's tracking server on the service")
+    return endpoint
 
 
 def binding_variables(plan: CommandPlan, values: dict[str, str | None]) -> dict[str, str]:
@@ -434,7 +434,7 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
             cancel: Cancel, log: Log, on_start: Callable[[list[distributed.Launch]], None] | None = None,
             keep: frozenset[int] = frozenset(), alone: bool = True,
             timeout_status: str = "Failed", preempt_after: float | None = None,
-            host: "Host | None" = None) -> Outcome:
+            host: "Host | None" = None, lifeline: Callable[[], dict[str, str] | None] | None = None) -> Outcome:
     """Running: start the job's processes (:func:`single`, or a distributed job's launchers)
     in the snapshot, each in its own process group; stop all of them on timeout, cancel,
     preemption or the first one that fails; never leave a process behind. ``keep`` are
@@ -444,7 +444,9 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
     timeout ends the job as ``timeout_status``: a command job's limits.timeout fails it, a
     sweep's trial_timeout cancels the trial. ``preempt_after``: seconds after which the job's
     node is taken (a simulated spot eviction); the outcome is then ``Preempted``. ``host``: where
-    the processes run, this machine unless a cluster's (runner/cluster.py)."""
+    the processes run, this machine unless a cluster's (runner/cluster.py). ``lifeline``: what
+    the job needs while it runs besides its processes (the loopback MLflow server it logs
+    through, :func:`runner.mlflow_server.lifeline`): its error once that is gone fails the job."""
     host = host or LocalHost()
     (run_dir / USER_LOG).parent.mkdir(parents=True, exist_ok=True)
     for launch in launches:
@@ -456,6 +458,7 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
     deadline = started + timeout if timeout else None
     eviction = started + preempt_after if preempt_after is not None else None
     reason = None
+    cut: dict[str, str] | None = None
     failed: distributed.Launch | None = None
     first = launches[0].process
     while True:
@@ -473,6 +476,9 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
             reason = "timeout"
         elif eviction is not None and time.monotonic() > eviction:
             reason = "preempted"
+        elif lifeline is not None:
+            cut = lifeline()
+            reason = "lost what it depends on" if cut else None
         if reason:
             log(f"stopping the job's processes ({reason})")
             break
@@ -487,6 +493,8 @@ def execute(run_dir: Path, launches: list[distributed.Launch], timeout: float | 
         log(f"stopped {strays} process(es) the command left running")
     code = failed.process.returncode if failed is not None else codes[0]
     lost = host.lost()
+    if cut:
+        return Outcome("Failed", code, cut)
     if lost and reason is None:
         return Outcome("Failed", code, {"code": "NodeLost", "message": lost})
     if reason == "timeout":
@@ -655,7 +663,8 @@ class JobRun(Walk):
                 self.run_dir, launches, self.plan.timeout, self.cancel, self.log,
                 on_start=lambda started: host.record(self.run_dir, started), keep=self.keep(),
                 alone=self.alone, timeout_status="Failed" if self.alone else "Canceled",
-                preempt_after=evictions[attempt] if attempt < len(evictions) else None, host=host)
+                preempt_after=evictions[attempt] if attempt < len(evictions) else None, host=host,
+                lifeline=mlflow_server.lifeline(env.get("MLFLOW_TRACKING_URI"), self.log))
             node_lost = (outcome.error or {}).get("code") == "NodeLost"
             if outcome.status != "Preempted" and not (node_lost and self.plan.job_tier == "spot"):
                 return outcome

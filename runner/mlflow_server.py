@@ -14,8 +14,25 @@ The decision is :func:`own_mlflow`. The owner of a server is the supervisor proc
 per job, sweep (shared by its trials) or pipeline (shared by its steps), started when the first
 job that needs it is prepared (:func:`tracking_uri_for`) and stopped when the supervisor ends
 (:func:`stop_all`). The server runs under a small watcher (``python -m runner.mlflow_server``,
-the leader of the server's process group) that takes the whole group down when the supervisor
-is gone, however it went (SIGKILL included): no server is left behind.
+the leader of the server's process group):
+
+- it takes the whole group down when the supervisor is gone, however it went (SIGKILL
+  included): no server is left behind;
+- a *keeper*, a process of the group that the kernel signals when the watcher dies
+  (``PR_SET_PDEATHSIG``), takes the group down when the watcher itself is killed, uvicorn's
+  worker included, whose parent ``mlflow server`` may be gone too;
+- a server that exits after it has answered once (killed, crashed) is started again on the same
+  address, since the jobs already hold its URL; MLflow's client retries a refused connection
+  with backoff, so what a job logs meanwhile arrives. At most :data:`RESTARTS` restarts in
+  :data:`RESTART_WINDOW` seconds; then the watcher gives up, and the jobs that log through it
+  fail at once naming the cause (:func:`lifeline`), instead of waiting minutes on retries;
+- every request but ``/health`` must carry the server's token (``MLFLOW_TRACKING_TOKEN``, sent
+  by MLflow's client as ``Authorization: Bearer``; runner/tracking_gate.py), which only the
+  jobs it serves are given: another user of this machine cannot read or write the store
+  through it.
+
+What the watcher does is written to the server's log as lines starting with
+:data:`WATCHER_SAYS`; each job that logs through the server repeats them in its system log.
 """
 
 from __future__ import annotations
@@ -33,10 +50,11 @@ import urllib.error
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Callable, Iterator, Mapping, Sequence
+from typing import IO, Callable, Iterator, Mapping, NamedTuple, Sequence
 
 from .distributed import free_port
 from .errors import RunnerError
+from .tracking_gate import TOKEN_VARIABLE
 
 # The distributions that are (or bring) an MLflow client.
 _CLIENTS = frozenset({"mlflow", "mlflow-skinny"})
@@ -58,6 +76,17 @@ _PIP = re.compile(r"pip[0-9.]*")
 # an idle machine).
 START_TIMEOUT = float(os.environ.get("AMLLAB_MLFLOW_SERVER_TIMEOUT", "180"))
 _PORT_ATTEMPTS = 3
+# Restarts of a server that went away, at most this many within RESTART_WINDOW seconds (0: a
+# server that goes away fails the jobs that log through it at once).
+RESTARTS = int(os.environ.get("AMLLAB_MLFLOW_SERVER_RESTARTS", "3"))
+RESTART_WINDOW = 600.0
+# How the watcher's own lines in the server's log begin.
+WATCHER_SAYS = "aml-run watcher: "
+# The watcher's exit status when it gave up restarting the server.
+GAVE_UP = 75
+# The mlflow.app entry point (pyproject.toml) of runner/tracking_gate.py: the server's app with
+# a token at its door.
+GATED_APP = "amllab-token"
 
 
 # -- the decision ------------------------------------------------------------------------------
@@ -194,6 +223,99 @@ def _checks_host_header() -> bool:
 
 # -- the servers of this process ---------------------------------------------------------------
 
+class Endpoint(NamedTuple):
+    """A tracking server a job logs to: its URL, and the token the job must present (None for a
+    server that is not aml-run's: the workspace's own MLFLOW_TRACKING_URI)."""
+
+    url: str
+    token: str | None = None
+
+    def point(self, env: dict[str, str]) -> None:
+        """Point the MLflow client of a job with environment ``env`` here. With a token, the
+        other credentials MLflow's client would send instead (basic auth takes precedence over
+        a token, a custom auth provider over both) are dropped."""
+        env["MLFLOW_TRACKING_URI"] = self.url
+        if self.token:
+            for other in ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_AUTH"):
+                env.pop(other, None)
+            env["MLFLOW_TRACKING_TOKEN"] = self.token
+
+
+class _Watched(NamedTuple):
+    """What tells whether a server is still there: its watcher's pid (and start time), and the
+    log its watcher writes to."""
+
+    pid: int
+    ticks: int | None
+    log: Path
+
+
+# URL -> its watcher, for every server this process started or uses.
+_WATCHED: dict[str, _Watched] = {}
+# How often a job's lifeline looks at its server.
+LIFELINE_POLL = 0.5
+
+
+def lifeline(url: str | None, say: Callable[[str], None]) -> Callable[[], dict[str, str] | None] | None:
+    """For a job that logs through the server at ``url`` (one of aml-run's; None otherwise): a
+    check to call while the job runs. Each call repeats in ``say`` what the server's watcher
+    said since the last one (the server went away, it answers again), and returns the job's
+    error once the server is gone for good (its watcher gave up, or was killed), so that the
+    job fails at once instead of waiting on the client's retries."""
+    watched = _WATCHED.get(url or "")
+    if watched is None:
+        return None
+    offset = _size(watched.log)
+    last = 0.0
+
+    def check() -> dict[str, str] | None:
+        nonlocal offset, last
+        now = time.monotonic()
+        if now - last < LIFELINE_POLL:
+            return None
+        last = now
+        gone = not _watcher_alive(watched)
+        lines, offset = _watcher_lines(watched.log, offset)
+        for line in lines:
+            say(f"MLflow server {url}: {line}")
+        if not gone:
+            return None
+        cause = lines[-1] if lines else "its watcher was stopped from outside aml-run"
+        return {"code": "TrackingServerLost",
+                "message": f"the loopback MLflow tracking server {url} that the job logs through is gone and "
+                           f"was not restarted ({cause}); what the job logged since is lost (log: {watched.log})"}
+
+    return check
+
+
+def _watcher_alive(watched: _Watched) -> bool:
+    from .process import same_process
+
+    return same_process(watched.pid, watched.ticks)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def _watcher_lines(log: Path, offset: int) -> tuple[list[str], int]:
+    """The watcher's lines in ``log`` after ``offset`` (whole lines only), and the new offset."""
+    if _size(log) <= offset:
+        return [], offset
+    try:
+        with open(log, "rb") as handle:
+            handle.seek(offset)
+            chunk = handle.read()
+    except OSError:
+        return [], offset
+    end = chunk.rfind(b"\n") + 1
+    lines = chunk[:end].decode("utf-8", "replace").splitlines()
+    return [line[len(WATCHER_SAYS):] for line in lines if line.startswith(WATCHER_SAYS)], offset + end
+
+
 class LoopbackServer:
     """One ``mlflow server`` over ``backend_uri`` on ``host`` (127.0.0.1 unless a cluster's nodes
     must reach it), under its watcher."""
@@ -208,8 +330,17 @@ class LoopbackServer:
         self.log = log
         self.process: subprocess.Popen | None = None
         self.url: str | None = None
+        # What every request but /health must carry (runner/tracking_gate.py).
+        import secrets
 
-    def start(self, say: Callable[[str], None]) -> str:
+        self.token = secrets.token_urlsafe(32)
+
+    @property
+    def endpoint(self) -> Endpoint:
+        assert self.url is not None
+        return Endpoint(self.url, self.token)
+
+    def start(self, say: Callable[[str], None]) -> Endpoint:
         """Start the server and wait until it answers; a port taken meanwhile by another
         process is retried with another one."""
         for attempt in range(_PORT_ATTEMPTS):
@@ -219,10 +350,14 @@ class LoopbackServer:
             started = time.monotonic()
             self._spawn(port)
             if self._wait(port):
+                from .process import start_ticks
+
                 self.url = f"http://{self.host}:{port}"
+                assert self.process is not None
+                _WATCHED[self.url] = _Watched(self.process.pid, start_ticks(self.process.pid), self.log)
                 say(f"MLflow server {self.url} over {self.backend_uri} started in "
                     f"{time.monotonic() - started:.1f} s (log: {self.log})")
-                return self.url
+                return self.endpoint
             self.stop()
             if "address already in use" not in self._tail().lower() or attempt == _PORT_ATTEMPTS - 1:
                 break
@@ -235,7 +370,7 @@ class LoopbackServer:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         argv = [sys.executable, "-m", "mlflow", "server", "--backend-store-uri", self.backend_uri,
                 "--default-artifact-root", self.artifact_root.as_uri(), "--no-serve-artifacts",
-                "--host", self.host, "--port", str(port), "--workers", "1"]
+                "--host", self.host, "--port", str(port), "--workers", "1", "--app-name", GATED_APP]
         if self.host != "127.0.0.1" and _checks_host_header():
             # MLflow answers only Host headers it knows (localhost and private addresses by
             # default): the address the cluster's nodes call this machine by is one.
@@ -245,6 +380,7 @@ class LoopbackServer:
         # A server of its own needs none of the job queue (a scheduler and seven huey consumer
         # processes): only the tracking REST API is asked of it.
         env["MLFLOW_SERVER_ENABLE_JOB_EXECUTION"] = "false"
+        env[TOKEN_VARIABLE] = self.token
         # The watcher polls for its parent; it must not die with the thread that started it (a
         # sweep's trial), which is what die_with_parent would do.
         watch = ["--shared", str(self.users), str(SHARED_IDLE)] if self.users else []
@@ -276,6 +412,8 @@ class LoopbackServer:
         if self.process is not None:
             stop_group(self.process.pid, grace=5.0, reap=self.process)
             self.process.wait()
+        if self.url is not None:
+            _WATCHED.pop(self.url, None)
         self.url = None
 
 
@@ -284,9 +422,9 @@ _LOCK = threading.Lock()
 
 
 def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None],
-                     host: str = "127.0.0.1") -> str:
-    """The URL of this process's server over ``backend_uri`` on ``host``, started now if it is
-    not yet (several trials asking at once wait for one start)."""
+                     host: str = "127.0.0.1") -> Endpoint:
+    """This process's server over ``backend_uri`` on ``host``, started now if it is not yet
+    (several trials asking at once wait for one start)."""
     with _LOCK:
         key = f"{backend_uri} on {host}"
         server = _SERVERS.get(key)
@@ -296,8 +434,7 @@ def tracking_uri_for(backend_uri: str, artifact_root: Path, logs: Path, say: Cal
             _SERVERS[key] = server
             with _one_start_at_a_time(logs):
                 server.start(say)
-        assert server.url is not None
-        return server.url
+        return server.endpoint
 
 
 @contextmanager
@@ -310,21 +447,21 @@ def _one_start_at_a_time(logs: Path) -> Iterator[None]:
         yield
 
 
-# The workspace's shared servers this process uses: key -> (url, the users file it holds a lock on).
-_SHARED: dict[str, tuple[str, IO]] = {}
+# The workspace's shared servers this process uses: key -> (its endpoint, the users file it holds a lock on).
+_SHARED: dict[str, tuple[Endpoint, IO]] = {}
 # The watchers of the shared servers this process started (they outlive it).
 _SHARED_PIDS: set[int] = set()
 # Seconds a shared server stays up with no process using it.
 SHARED_IDLE = float(os.environ.get("AMLLAB_MLFLOW_SERVER_IDLE", "120"))
 
 
-def shared_uri(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None], host: str) -> str:
-    """The URL of the workspace's shared server over ``backend_uri`` on ``host``: one that
-    outlives the process that started it, so that the next supervisor (the next sweep, job or
-    pipeline on a cluster) finds it answering instead of waiting seconds for a new one. Each
-    process that uses it holds a shared lock on its users file until it exits (the kernel drops
-    it, however the process ends); the server stops once nobody has held one for SHARED_IDLE
-    seconds."""
+def shared_uri(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[[str], None], host: str) -> Endpoint:
+    """The workspace's shared server over ``backend_uri`` on ``host``: one that outlives the
+    process that started it, so that the next supervisor (the next sweep, job or pipeline on a
+    cluster) finds it answering instead of waiting seconds for a new one. Each process that
+    uses it holds a shared lock on its users file until it exits (the kernel drops it, however
+    the process ends); the server stops once nobody has held one for SHARED_IDLE seconds. Its
+    record (URL, watcher, token) is private to this user, like the workspace's store."""
     import hashlib
     import json
 
@@ -334,33 +471,38 @@ def shared_uri(backend_uri: str, artifact_root: Path, logs: Path, say: Callable[
     key = f"{backend_uri} on {host}"
     stem = f"mlflow-server-{host}-{hashlib.sha256(backend_uri.encode()).hexdigest()[:8]}"
     with _LOCK:
-        if key in _SHARED and _answers(_SHARED[key][0]):
+        if key in _SHARED and _answers(_SHARED[key][0].url):
             return _SHARED[key][0]
         logs.mkdir(parents=True, exist_ok=True)
         users_path = logs / f"{stem}.users"
         users = open(users_path, "a")
         fcntl.flock(users, fcntl.LOCK_SH)  # waits while an idle server is stopping
         record = logs / f"{stem}.json"
+        log = logs / f"{stem}.log"
         with _one_start_at_a_time(logs):
             try:
                 known = json.loads(record.read_text())
             except (OSError, ValueError):
                 known = {}
-            url = known.get("url")
-            if not (url and same_process(int(known.get("pid", 0)), known.get("start_ticks")) and _answers(url)):
-                server = LoopbackServer(backend_uri, artifact_root, logs / f"{stem}.log", host, users=users_path)
-                url = server.start(say)
+            url, token, pid = known.get("url"), known.get("token"), int(known.get("pid") or 0)
+            if not (url and token and same_process(pid, known.get("start_ticks")) and _answers(url)):
+                server = LoopbackServer(backend_uri, artifact_root, log, host, users=users_path)
+                endpoint = server.start(say)
                 assert server.process is not None
-                write_text_atomic(record, json.dumps({"url": url, "pid": server.process.pid,
-                                                      "start_ticks": start_ticks(server.process.pid)}))
-                _SHARED_PIDS.add(server.process.pid)
+                pid = server.process.pid
+                # mkstemp's file is private (0600): the token stays this user's.
+                write_text_atomic(record, json.dumps({"url": endpoint.url, "token": endpoint.token, "pid": pid,
+                                                      "start_ticks": start_ticks(pid)}))
+                _SHARED_PIDS.add(pid)
             else:
+                endpoint = Endpoint(url, token)
+                _WATCHED[url] = _Watched(pid, known.get("start_ticks"), log)
                 say(f"MLflow server {url} over {backend_uri}: the workspace's, already running")
         previous = _SHARED.get(key)
         if previous is not None:
             previous[1].close()
-        _SHARED[key] = (url, users)
-        return url
+        _SHARED[key] = (endpoint, users)
+        return endpoint
 
 
 def _answers(url: str) -> bool:
@@ -391,20 +533,35 @@ def main(argv: list[str]) -> int:
     """Run ``argv`` (the server) in this process group and take the whole group down when the
     process that started us is gone (polled: it is re-parented then), or on SIGTERM/SIGINT.
     ``--shared USERS IDLE ARGV...``: a shared server, taken down instead once no process has
-    held a lock on the USERS file for IDLE seconds."""
+    held a lock on the USERS file for IDLE seconds. A server that exits after it answered once
+    is started again on its address (see the module's docstring). ``--keeper``: the keeper of
+    the watcher that started it (:func:`_keep`)."""
+    if argv[:1] == ["--keeper"]:
+        return _keep()
     users = idle = None
     if argv[:1] == ["--shared"]:
         users, idle, argv = open(argv[1], "a"), float(argv[2]), argv[3:]
+    from .process import become_subreaper, parent_death_signal, python_module
+
     parent = os.getppid()
-    child = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+    # What the server leaves when it dies (uvicorn's worker, once `mlflow server` is killed)
+    # comes back to this process, which clears it before a restart.
+    become_subreaper()
+    group = _Group(subprocess.Popen(python_module("runner.mlflow_server", "--keeper"), stdin=subprocess.DEVNULL,
+                                    preexec_fn=parent_death_signal(signal.SIGTERM, os.getpid())))
+    group.server = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
 
     def end(*_: object) -> None:
-        _stop_group(child)
+        group.stop()
 
     signal.signal(signal.SIGTERM, end)
     signal.signal(signal.SIGINT, end)
+    url = _url_of(argv)
+    answered = False    # a server that never answered is not restarted: its address may be taken
+    down_since = None   # when the server last went away, while it is not answering again
+    restarts: list[float] = []
     unused_since = None
-    while child.poll() is None:
+    while True:
         if users is None:
             if os.getppid() != parent:
                 end()
@@ -418,38 +575,151 @@ def main(argv: list[str]) -> int:
                 if time.monotonic() - unused_since >= idle:
                     end()  # still holding the lock: a newcomer waits, then starts its own
                 fcntl.flock(users, fcntl.LOCK_UN)
+        code = group.server.poll()
+        if code is not None:
+            if not answered or url is None:
+                group.stop(code)  # it never served (a port taken, a bad store): the starter retries
+            now = time.monotonic()
+            restarts = [when for when in restarts if now - when < RESTART_WINDOW]
+            if len(restarts) >= RESTARTS:
+                _say(f"the server exited ({_exit_text(code)}) and is not restarted: {len(restarts)} restart(s) "
+                     f"in the last {RESTART_WINDOW:.0f} s already (at most {RESTARTS}; "
+                     "AMLLAB_MLFLOW_SERVER_RESTARTS)")
+                group.stop(GAVE_UP)
+            _say(f"the server exited ({_exit_text(code)}); starting it again on {url} "
+                 f"(restart {len(restarts) + 1} of at most {RESTARTS} in {RESTART_WINDOW:.0f} s)")
+            group.clear()
+            restarts.append(now)
+            down_since = down_since or now
+            group.server = subprocess.Popen(argv, stdin=subprocess.DEVNULL)
+        elif (not answered or down_since is not None) and url is not None and _answers(url):
+            if down_since is not None:
+                _say(f"the server answers again on {url}, {time.monotonic() - down_since:.1f} s after it went away")
+            answered, down_since = True, None
+        elif down_since is not None and time.monotonic() - down_since > START_TIMEOUT:
+            _say(f"the restarted server did not answer within {START_TIMEOUT:.0f} s; giving up")
+            group.stop(GAVE_UP)
         time.sleep(0.25)
-    # The server ended by itself (a port taken, a bad store): nothing of it may stay.
-    _stop_group(child, code=child.returncode)
-    return child.returncode
 
 
-def _stop_group(child: subprocess.Popen, code: int = 0) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+class _Group:
+    """The watcher's process group: the keeper, the server, and what the server starts."""
+
+    def __init__(self, keeper: subprocess.Popen) -> None:
+        self.keeper = keeper
+        self.server: subprocess.Popen | None = None
+
+    def clear(self) -> None:
+        """Stop every process of the group but this one and the keeper (what a dead server left:
+        its orphaned worker may still hold the port)."""
+        me, spared = os.getpid(), {os.getpid(), self.keeper.pid}
+        deadline = time.monotonic() + 5.0
+        signum = signal.SIGTERM
+        while True:
+            self._reap()
+            left = [pid for pid in _group_members(me) if pid not in spared]
+            if not left:
+                return
+            for pid in left:
+                try:
+                    os.kill(pid, signum)
+                except ProcessLookupError:
+                    pass
+            if time.monotonic() > deadline:
+                signum = signal.SIGKILL
+            time.sleep(0.05)
+
+    def _reap(self) -> None:
+        """Collect the exited orphans re-parented to this subreaper; the server's and the keeper's
+        exit statuses are their Popens' to read."""
+        from .process import children_of
+
+        owned = {self.keeper.pid} | ({self.server.pid} if self.server is not None else set())
+        for pid in children_of(os.getpid()):
+            if pid not in owned:
+                try:
+                    os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    pass
+
+    def stop(self, code: int = 0) -> None:
+        """Take the group down and exit with ``code``: the keeper first (it would take the group
+        down too, this process with it, and the exit status would be lost), then the rest."""
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        self.keeper.kill()
+        self.keeper.wait()
+        me = os.getpid()
+        try:
+            os.killpg(me, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 5.0
+        while time.monotonic() < deadline:
+            if self.server is not None:
+                self.server.poll()
+            self._reap()
+            if not _group_members(me):
+                os._exit(code)
+            time.sleep(0.05)
+        os.killpg(me, signal.SIGKILL)  # this process too
+
+
+def _keep() -> int:
+    """The keeper: sleeps until the kernel says its watcher died (``PR_SET_PDEATHSIG`` SIGTERM,
+    set as it started), then takes the group down: SIGTERM, 5 s, SIGKILL (itself included)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    me = os.getpid()
-    try:
-        os.killpg(me, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-    deadline = time.monotonic() + 5.0
-    while time.monotonic() < deadline:
-        child.poll()
-        if not _others_in_group(me):
-            os._exit(code)
-        time.sleep(0.05)
-    os.killpg(me, signal.SIGKILL)  # this process too
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+
+    def down(*_: object) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        group = os.getpgrp()
+        os.killpg(group, signal.SIGTERM)
+        deadline = time.monotonic() + 5.0
+        while _group_members(group) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        os.killpg(group, signal.SIGKILL)
+
+    signal.signal(signal.SIGTERM, down)
+    while True:
+        signal.pause()
 
 
-def _others_in_group(pgid: int) -> bool:
+def _say(message: str) -> None:
+    """A watcher's line in the server's log (this process's standard output)."""
+    sys.stdout.write(f"{WATCHER_SAYS}{message}\n")
+    sys.stdout.flush()
+
+
+def _exit_text(code: int) -> str:
+    if code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _url_of(argv: Sequence[str]) -> str | None:
+    """The address the server in ``argv`` listens on (its --host and --port)."""
+    def value(flag: str) -> str | None:
+        return argv[argv.index(flag) + 1] if flag in argv[:-1] else None
+
+    host, port = value("--host"), value("--port")
+    return f"http://{host}:{port}" if host and port else None
+
+
+def _group_members(pgid: int) -> list[int]:
+    """The live processes of group ``pgid`` but this one (zombies left out)."""
     from .process import _stat
 
+    found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit() and int(entry) != os.getpid():
             fields = _stat(entry)
             if fields and fields[0] not in ("Z", "X") and int(fields[2]) == pgid:
-                return True
-    return False
+                found.append(int(entry))
+    return found
 
 
 if __name__ == "__main__":

@@ -49,6 +49,18 @@ def become_subreaper() -> bool:
     return _prctl(_PR_SET_CHILD_SUBREAPER, 1)
 
 
+def parent_death_signal(signum: int, parent: int) -> Callable[[], None]:
+    """A ``preexec_fn`` that has the kernel send the child ``signum`` when ``parent`` (the
+    thread that starts it) dies; a child whose parent died before the request took effect
+    sends it to itself at once."""
+    def arm() -> None:
+        _prctl(_PR_SET_PDEATHSIG, signum)
+        if os.getppid() != parent:
+            os.kill(os.getpid(), signum)
+
+    return arm
+
+
 def _die_with_parent() -> None:
     # Runs in the child between fork and exec: if the supervisor is killed outright (SIGKILL),
     # the job's leader gets SIGKILL too instead of running on unwatched.

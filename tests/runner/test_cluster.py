@@ -67,8 +67,8 @@ def processes_of(job: str) -> list[int]:
 
 
 # The trial logs through MLflow's REST API with the variables aml-run gives it (the tracking
-# server the nodes reach, and the trial's run): what mlflow.log_metric sends, without importing
-# MLflow in every trial of a suite that runs on two cores.
+# server the nodes reach, its token, and the trial's run): what mlflow.log_metric sends, without
+# importing MLflow in every trial of a suite that runs on two cores.
 CURVE = """\
 import argparse, json, os, time, urllib.request
 
@@ -84,7 +84,8 @@ for step in range(1, 7):
               "timestamp": int(time.time() * 1000), "step": step}
     urllib.request.urlopen(urllib.request.Request(
         os.environ["MLFLOW_TRACKING_URI"] + "/api/2.0/mlflow/runs/log-metric", json.dumps(metric).encode(),
-        {"Content-Type": "application/json"})).close()
+        {"Content-Type": "application/json",
+         "Authorization": "Bearer " + os.environ["MLFLOW_TRACKING_TOKEN"]})).close()
     print("interval", step, flush=True)
     time.sleep(0.3)
 """
