@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import IO, Any, Callable, Mapping
 
-from . import expectations as lab_expectations, status
+from . import diskspace, expectations as lab_expectations, status
 from .errors import RunnerError
 from .plans import Plan
 from .workspace import Workspace
@@ -53,17 +53,28 @@ class Outcome:
 
 
 class Log:
-    """The runner's own log of a run (system_logs/amllab.log), one timestamped line per event."""
+    """The runner's own log of a run (system_logs/amllab.log), one timestamped line per event.
+    On a full disk a line waits in memory and is written with the next one that finds room
+    (runner/diskspace.py): the log never ends the job."""
 
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / SYSTEM_LOG
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.waiting: list[str] = []
 
     def __call__(self, message: str) -> None:
         stamp = status.now()
         # Every line carries the stamp, so a reader can always tell the message from it.
-        with open(self.path, "a", encoding="utf-8") as out:
-            out.writelines(f"{stamp} {line}\n" for line in message.splitlines() or [""])
+        self.waiting.extend(f"{stamp} {line}\n" for line in message.splitlines() or [""])
+        try:
+            with open(self.path, "a", encoding="utf-8") as out:
+                out.writelines(self.waiting)
+        except OSError as error:
+            if not diskspace.is_full(error):
+                raise
+            diskspace.notice(self.path, "writing the job's system log")
+            return
+        self.waiting.clear()
 
 
 class CanceledWhilePreparing(BaseException):
@@ -155,7 +166,20 @@ class Walk:
         return frozenset({self.tracking.agent_pid} if self.tracking.agent_pid else set()) | mlflow_server.pids()
 
     def enter(self, state: str, **fields: Any) -> None:
-        if status.transition(self.run_dir, state, **fields):
+        """Record the job's new state. Its last one tells a full disk met on the way
+        (runner/diskspace.py); a state between the first and the last that finds the disk full
+        is skipped, not fatal."""
+        if state in status.TERMINAL:
+            state, fields = diskspace.final_state(state, fields)
+        try:
+            entered = status.transition(self.run_dir, state, **fields)
+        except OSError as error:
+            if state in status.TERMINAL or not diskspace.is_full(error):
+                raise
+            diskspace.notice(self.run_dir / status.FILE, f"recording the state {state}")
+            self.log(f"state: {state} (not recorded: no space left on device)")
+            return
+        if entered:
             self.log(f"state: {state}")
 
     def guarded(self, steps: Callable[[], Outcome]) -> Outcome:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Iterable, Sequence, TextIO
 from validator.spec import Spec, load_spec
 
 from . import executors  # noqa: F401 (registers every job type's executor)
-from . import command, contract, process, status
+from . import command, contract, diskspace, process, status
 from .distributed import RANK_LOGS, MultiNode
 from .errors import NotFound, RunnerError
 from .plans import Plan
@@ -205,9 +205,17 @@ def current_record(workspace: Workspace, run_dir: Path) -> dict[str, Any]:
             # its children with it, so this child gets the same state whichever is looked at first.
             current_record(workspace, parent_dir)
         if status.read(run_dir).get("status") not in status.TERMINAL:
-            _end_without_supervisor(workspace, run_dir, "Failed", {
-                "code": "RunnerDied", "message": "the aml-run supervisor of this job stopped unexpectedly; "
-                f"see {run_dir / 'system_logs'}"})
+            died = {"code": "RunnerDied", "message": "the aml-run supervisor of this job stopped unexpectedly; "
+                    f"see {run_dir / 'system_logs'}"}
+            try:
+                _end_without_supervisor(workspace, run_dir, "Failed", died)
+            except OSError as error:
+                if not diskspace.is_full(error):
+                    raise
+                # A reader on a full disk still reads: the end is shown, and recorded by the
+                # next look that finds room.
+                return {**status.read(run_dir), "status": "Failed", "error": {
+                    **died, "message": died["message"] + "; this end is not recorded yet: no space left on device"}}
         return status.read(run_dir)
     creator = current.get("creator") or {}
     if creator.get("pid") and not process.same_process(creator["pid"], creator.get("start_ticks")) \

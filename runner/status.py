@@ -47,8 +47,12 @@ def read(run_dir: Path, file: str = FILE) -> dict[str, Any]:
 
 
 @contextmanager
-def locked(run_dir: Path) -> Iterator[dict[str, Any]]:
-    """Read-modify-write the status under the run's lock; changes to the yielded dict are saved."""
+def locked(run_dir: Path, final: bool = False) -> Iterator[dict[str, Any]]:
+    """Read-modify-write the status under the run's lock; changes to the yielded dict are saved.
+    ``final``: the job's last state, which must land: on a full disk the job's reserve is given
+    back and the write tried again (runner/diskspace.py)."""
+    from . import diskspace
+
     with open(run_dir / (FILE + ".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
@@ -56,7 +60,12 @@ def locked(run_dir: Path) -> Iterator[dict[str, Any]]:
         except FileNotFoundError:
             current = {}
         yield current
-        write_json_atomic(run_dir / FILE, current)
+        try:
+            write_json_atomic(run_dir / FILE, current)
+        except OSError as error:
+            if not (final and diskspace.is_full(error) and diskspace.release_for(run_dir)):
+                raise
+            write_json_atomic(run_dir / FILE, current)
 
 
 def create(run_dir: Path, fields: dict[str, Any]) -> None:
@@ -70,7 +79,7 @@ def transition(run_dir: Path, state: str, *, when: Callable[[dict[str, Any]], bo
     ended: returns False and changes nothing, so a late writer cannot resurrect it. ``when``:
     a further condition on the record, checked under the same lock as the change."""
     assert state in STATES, state
-    with locked(run_dir) as record:
+    with locked(run_dir, final=state in TERMINAL) as record:
         if record.get("status") in TERMINAL or (when is not None and not when(record)):
             return False
         stamp = now()

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from . import executors  # noqa: F401 (registers every job type's executor)
-from . import contract, mlflow_server, process, status
+from . import contract, diskspace, mlflow_server, process, status
 from .contract import canceled_before_running, executor_of
 
 
@@ -33,18 +33,46 @@ def supervise(run_dir: Path) -> int:
         return 0
     process.become_subreaper()
     try:
-        outcome = job.until_finalizing()
-    except contract.CanceledWhilePreparing:
-        # Raised by the signal handler wherever preparation was, even inside an except above.
-        job.log("canceled while preparing")
-        outcome = canceled_before_running()
-    finally:
-        job.cancel.interruptible = False
+        diskspace.hold(run_dir)
+    except OSError as error:
+        if not diskspace.is_full(error):
+            raise
+        diskspace.notice(run_dir, "setting aside room for the job's last state")
+        job.enter("Failed", error={"code": "DiskFull", "message": diskspace.message()})
+        return 0
     try:
-        job.finalize(outcome)
-    finally:
-        mlflow_server.stop_all()
+        try:
+            outcome = job.until_finalizing()
+        except contract.CanceledWhilePreparing:
+            # Raised by the signal handler wherever preparation was, even inside an except above.
+            job.log("canceled while preparing")
+            outcome = canceled_before_running()
+        finally:
+            job.cancel.interruptible = False
+        try:
+            job.finalize(outcome)
+        finally:
+            mlflow_server.stop_all()
+    except Exception as error:
+        _end_after(run_dir, job, error)
+        raise
+    diskspace.release(run_dir)
     return 0
+
+
+def _end_after(run_dir: Path, job: contract.Walk, error: Exception) -> None:
+    """The supervisor cannot go on (a write that found the disk full even for the job's last
+    state, or a bug of ours): the job still ends, Failed with the cause, if it can be written."""
+    if diskspace.is_full(error):
+        diskspace.notice(getattr(error, "filename", None) or run_dir, "a write of the supervisor")
+        failure = {"code": "DiskFull", "message": diskspace.message()}
+    else:
+        failure = {"code": "RunnerError", "message": f"the supervisor failed: {type(error).__name__}: {error} "
+                                                     f"(see {run_dir / 'system_logs'})"}
+    try:
+        job.enter("Failed", error=failure)
+    except OSError:
+        pass  # the traceback below, on the supervisor's standard error, is all that is left
 
 
 def main(argv: list[str]) -> int:

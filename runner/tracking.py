@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import diskspace
 from .cache import cache_dir
 from .errors import RunnerError
 
@@ -428,5 +429,8 @@ def _exchange(address: str, request: dict[str, Any], tracking_uri: str) -> Any:
         raise ConnectionRefusedError("the tracking agent closed the connection")
     reply = json.loads(b"".join(chunks))
     if not reply.get("ok"):
-        raise RunnerError(f"MLflow ({request['op']}): {reply.get('error')}")
+        said = str(reply.get("error"))
+        if diskspace.says_full(said):  # the store's disk: what the job logs is being lost
+            diskspace.notice(tracking_uri.removeprefix("sqlite:///"), f"MLflow's {request['op']}")
+        raise RunnerError(f"MLflow ({request['op']}): {said}")
     return reply.get("result")
