@@ -19,6 +19,8 @@ from typing import Any, Callable, Iterator
 
 from validator.paths import write_text_atomic
 
+from . import diskspace
+
 STATES = ("NotStarted", "Queued", "Preparing", "Running", "Finalizing", "Completed", "Failed", "Canceled")
 TERMINAL = frozenset({"Completed", "Failed", "Canceled"})
 FILE = "status.json"
@@ -51,8 +53,6 @@ def locked(run_dir: Path, final: bool = False) -> Iterator[dict[str, Any]]:
     """Read-modify-write the status under the run's lock; changes to the yielded dict are saved.
     ``final``: the job's last state, which must land: on a full disk the job's reserve is given
     back and the write tried again (runner/diskspace.py)."""
-    from . import diskspace
-
     with open(run_dir / (FILE + ".lock"), "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         try:
