@@ -9,7 +9,11 @@ also linted in-process through the API (`validator.lint_text`), just before it i
 baseline, measured under the same load (the machine may be shared). Prints the median and p95 of
 both and their ratio; the target is a median of 50 ms or less for the server.
 
-    python bench/lsp_latency.py [--changes 100]
+With --huge MIB, it then opens the same spec padded to MIB mebibytes (over aml-lint's 1 MiB
+limit, so it is not linted) and times keystrokes there: incremental one-character edits, each
+from its didChange to its publishDiagnostics (the one finding that says the file is too large).
+
+    python bench/lsp_latency.py [--changes 100] [--huge 8]
 """
 
 from __future__ import annotations
@@ -179,9 +183,40 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
+def keystrokes_on_a_huge_spec(folder: Path, text: str, mebibytes: int, changes: int) -> list[float]:
+    """Seconds from each one-character edit of ``text`` padded to ``mebibytes`` to its diagnostics."""
+    line = "# padding: a comment line that makes the spec far larger than any spec should be\n"
+    huge = text + line * ((mebibytes << 20) // len(line) + 1)
+    spec = folder / "huge.yml"
+    client = LspClient(folder)
+    times: list[float] = []
+    try:
+        client.initialize(folder)
+        uri = client.open(spec, huge)
+        (finding,) = client.diagnostics(uri, timeout=120)
+        assert finding["code"] == "AML009", finding
+        where = text.count("\n") + 1  # a padding line: the edit keeps the text over the limit
+        for version in range(2, changes + 2):
+            start = time.perf_counter()
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": {"line": where, "character": 1},
+                                              "end": {"line": where, "character": 1}}, "text": "x"}]})
+            client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                        and m["params"].get("version") == version, timeout=60)
+            times.append(time.perf_counter() - start)
+        client.close()
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+    return times
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--changes", type=int, default=100)
+    parser.add_argument("--huge", type=int, default=0, metavar="MIB",
+                        help="also time keystrokes on the spec padded to MIB mebibytes (over the size limit)")
     args = parser.parse_args()
 
     from validator import lint_text
@@ -232,6 +267,7 @@ def main() -> int:
         finally:
             if client.process.poll() is None:
                 client.process.kill()
+        huge = keystrokes_on_a_huge_spec(folder, text, args.huge, args.changes) if args.huge else []
 
     def ms(value: float) -> str:
         return f"{value * 1000:.1f} ms"
@@ -243,6 +279,9 @@ def main() -> int:
     ratio = statistics.median(served) / statistics.median(baseline)
     verdict = "met" if statistics.median(served) <= 0.050 else "NOT met"
     print(f"ratio server/baseline (medians): {ratio:.2f}x; target median <= 50 ms: {verdict}; server exit status {status}")
+    if huge:
+        print(f"huge      {args.huge} MiB spec, one-character edits -> diagnostics   "
+              f"median {ms(statistics.median(huge))}   p95 {ms(percentile(huge, 0.95))}")
     return 0
 
 

@@ -104,10 +104,14 @@ def lint_text(text: str, path: str = "<stdin>", config: Config | None = None,
         return _finish(_analyse(path, text, base_dir, _registry(config)), config)
 
 
-def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Path | None = None) -> FileReport:
+def lint_bytes(raw: bytes, path: str, config: Config | None = None, base_dir: Path | None = None,
+               size: int | None = None) -> FileReport:
+    """Lint a spec given as bytes; ``raw`` may be the start of a longer input whose whole size is
+    ``size`` (the limit and one byte are enough to tell it is too large)."""
     config = config or Config()
     with fs.one_run():
-        return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size, _registry(config)), config)
+        return _finish(_analyse_bytes(raw, path, base_dir, config.max_file_size, _registry(config), size=size),
+                       config)
 
 
 def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,

@@ -177,6 +177,49 @@ def test_a_changed_component_relints_the_pipeline_and_config_comes_from_the_fold
     assert client.close() == 0
 
 
+def test_a_document_over_max_file_size_gets_one_finding_and_no_analysis(client: LspClient, tmp_path: Path) -> None:
+    configured = tmp_path / "configured"
+    configured.mkdir()
+    (configured / "pyproject.toml").write_text("[tool.amllab.lint]\nmax-file-size = 4096\n")
+    padding = "".join(f"# note {index}: a long comment that fills the file\n" for index in range(100))
+    text = JOB + "\n" + padding  # the misspelt key on line 5, an empty line 6, then the padding
+    size = len(text.encode())
+    assert size > 4096
+    uri = client.open(configured / "job.yml", text)
+    (found,) = client.diagnostics(uri)
+    assert (found["code"], found["severity"], found["range"]["start"]) == ("AML009", 1, {"line": 0, "character": 0})
+    assert f"{size:,} bytes, over the 4,096-byte limit" in found["message"]
+    assert "too large to lint" in found["message"]
+    assert f"raise `max-file-size` in [tool.amllab.lint] of {configured / 'pyproject.toml'}" in found["message"]
+    # Nothing is computed over the text: no hover on the misspelt key, no completion, no fix.
+    where = {"textDocument": {"uri": uri}, "position": {"line": 4, "character": 3}}
+    assert client.request("textDocument/hover", where) is None
+    assert client.request("textDocument/completion", {**where, "position": {"line": 5, "character": 0}}) is None
+    assert client.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": {
+        "start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 7}},
+        "context": {"diagnostics": [found]}}) == []
+    # A keystroke that leaves it over the limit: the same one finding, with the new size.
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"range": {"start": {"line": 6, "character": 0}, "end": {"line": 6, "character": 0}}, "text": "#"}]})
+    (found,) = client.diagnostics(uri)
+    assert found["code"] == "AML009" and f"{size + 1:,} bytes" in found["message"]
+    # Back under the limit (the padding deleted): linted again.
+    client.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 3}, "contentChanges": [
+        {"range": {"start": {"line": 6, "character": 0}, "end": {"line": 106, "character": 0}}, "text": ""}]})
+    assert [d["code"] for d in client.diagnostics(uri)] == ["AML101"]
+
+    # Without a configuration: aml-lint's default of 1 MiB, and where to set another.
+    default = tmp_path / "default"
+    default.mkdir()
+    huge = JOB + "# " + "x" * (1 << 20) + "\n"
+    uri = client.open(default / "job.yml", huge)
+    (found,) = client.diagnostics(uri)
+    assert found["code"] == "AML009"
+    assert f"{len(huge.encode()):,} bytes, over the 1,048,576-byte limit" in found["message"]
+    assert "add `max-file-size = <bytes>` to [tool.amllab.lint] in a pyproject.toml" in found["message"]
+    assert client.close() == 0
+
+
 def test_without_the_lsp_extra_one_clear_message() -> None:
     code = "import sys; sys.modules['pygls'] = None; from validator.cli import main; sys.exit(main(['--lsp']))"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..config import Config, find_pyproject, load as load_config
 from ..diagnostic import Diagnostic, Severity
-from ..engine import FileReport, lint_text
+from ..engine import FileReport, lint_bytes, lint_text
 from ..errors import AmllabError
 from ..kinds import kind_title
 from ..loader import Path_, parse
@@ -99,14 +99,49 @@ class Baselines:
         baselines.apply(cached[1], LintResult([report]), config)
 
 
-def lint_document(text: str, path: Path, config: Config, baselines: Baselines | None = None) -> FileReport:
+def utf8_size(text: str) -> int:
+    """The size of ``text`` saved as UTF-8, which is what aml-lint's size limit counts: free for
+    ASCII text (most specs), one encoding otherwise. A lone surrogate (JSON can carry one)
+    counts the three bytes Python would write for it."""
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
+def lint_document(text: str, path: Path, config: Config, baselines: Baselines | None = None,
+                  size: int | None = None) -> FileReport:
     """Lint an open document's text as aml-lint lints the file at ``path``: per-file ignores
     and relative paths (code folders, components) are resolved from there, and the findings
-    the configured baseline records are left out."""
-    report = lint_text(text, str(path), config, base_dir=path.parent)
+    the configured baseline records are left out. ``size``: the text's :func:`utf8_size`, when
+    known.
+
+    A document over the configuration's ``max-file-size`` is not parsed, as aml-lint does not
+    read such a file: it gets aml-lint's AML009 (unless the configuration or the baseline
+    leaves that out) and nothing else, worded for an editor, where no command-line flag raises
+    the limit. Parsing 8 MiB of YAML took seconds and hundreds of megabytes at every keystroke."""
+    if size is None:
+        size = utf8_size(text)
+    limit = config.max_file_size
+    if size <= limit:
+        report = lint_text(text, str(path), config, base_dir=path.parent)
+    else:
+        # The limit and one byte tell the loader the file is too large; the rest is never encoded.
+        start = text[:limit + 1].encode("utf-8", "surrogatepass")[:limit + 1]
+        report = lint_bytes(start, str(path), config, path.parent, size=size)
     if baselines is not None:
-        baselines.apply(report, config)
+        baselines.apply(report, config)  # before the rewording: a baseline records the CLI's words
+    if size > limit:
+        report.diagnostics = [too_large(d, config) if d.code == "AML009" else d for d in report.diagnostics]
     return report
+
+
+def too_large(diagnostic: Diagnostic, config: Config) -> Diagnostic:
+    """aml-lint's AML009 as an editor shows it: that nothing else is checked, and where the limit
+    is raised (the configuration file the limit came from, or where one would go)."""
+    if config.source is not None:
+        where = f"raise `max-file-size` in [tool.amllab.lint] of {config.source}"
+    else:
+        where = "add `max-file-size = <bytes>` to [tool.amllab.lint] in a pyproject.toml in its folder or above"
+    return replace(diagnostic, message=f"{diagnostic.message}: too large to lint, so nothing else in it is checked",
+                   hint=f"a job spec is a few kilobytes; if this file is meant to be larger, {where}")
 
 
 def shown(report: FileReport, was_spec: bool | None = None) -> list[Diagnostic]:

@@ -9,6 +9,8 @@
 - Hover on a finding shows its rule's documentation; on a key, what the schema says of it.
 - Completion offers the keys the schema allows in the mapping at the cursor.
 - Code actions offer the fixes of :func:`validator.lsp.edits.fixes_for`.
+- A document over the configuration's ``max-file-size`` gets one finding (AML009, worded for an
+  editor) and no other work: no lint, hover, completion or fix over its text.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class Open:
     is_spec: bool | None = None  # None: not known yet (the file has not parsed)
     data: Any = None
     data_is_stale: bool = False
+    # Over max-file-size: nothing is computed over the text until it is back under.
+    too_large: bool = False
 
     def data_of(self, text: str, path: Path) -> Any:
         """The document's data, from ``text`` where it parses, else as it last parsed."""
@@ -78,16 +82,26 @@ class AmlLintServer(LanguageServer):
         path = self.path_of(uri)
         config = self.configs.for_file(path)
         text = document.source
+        size = analysis.utf8_size(text)
         problem = self.configs.problem
         try:
-            report = analysis.lint_document(text, path, config, self.baselines)
+            report = analysis.lint_document(text, path, config, self.baselines, size)
         except AmllabError as error:  # a broken AMLLAB_WORKSPACE or baseline: lint without them
             problem = str(error)
-            report = analysis.lint_document(text, path, replace(config, workspace=None, baseline=None))
+            report = analysis.lint_document(text, path, replace(config, workspace=None, baseline=None), size=size)
         if problem and problem not in self.told:
             self.told.add(problem)
             self.window_show_message(types.ShowMessageParams(
                 types.MessageType.Warning, f"aml-lint: {problem} (until then, findings are shown as if it were absent)"))
+        state.too_large = size > config.max_file_size
+        if state.too_large:
+            # Shown whatever the document was before: too large to tell. Its range is worked out
+            # from the first line alone; document.lines would split the whole text.
+            state.diagnostics = []
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri=uri, version=document.version,
+                diagnostics=[self.to_lsp(document, d, self.first_line(document, text)) for d in report.diagnostics]))
+            return
         found = analysis.shown(report, state.is_spec)
         state.diagnostics = found
         if report.kind is not None:
@@ -100,10 +114,10 @@ class AmlLintServer(LanguageServer):
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
             uri=uri, version=document.version, diagnostics=[self.to_lsp(document, d) for d in found]))
 
-    def to_lsp(self, document: Any, diagnostic: Diagnostic) -> types.Diagnostic:
+    def to_lsp(self, document: Any, diagnostic: Diagnostic, where: types.Range | None = None) -> types.Diagnostic:
         message = diagnostic.message + (f"\nfix: {diagnostic.hint}" if diagnostic.hint else "")
         return types.Diagnostic(
-            range=self.range_of(document, diagnostic), message=message,
+            range=where or self.range_of(document, diagnostic), message=message,
             severity=types.DiagnosticSeverity(analysis.severity_rank(diagnostic.severity)),
             code=diagnostic.code, source=SOURCE, data={"pointer": diagnostic.pointer})
 
@@ -118,6 +132,13 @@ class AmlLintServer(LanguageServer):
             start, end = min(start, width), min(end, max(width, start))
         return document.range_to_client_units(ServerTextRange(
             ServerTextPosition(line, start), ServerTextPosition(line, end)))
+
+    def first_line(self, document: Any, text: str, longest: int = 200) -> types.Range:
+        """The first line of ``text`` (at most ``longest`` characters of it), in the client's units."""
+        end = text.find("\n", 0, longest)
+        line = text[:end if end >= 0 else longest].rstrip("\r")
+        return types.Range(start=types.Position(line=0, character=0),
+                           end=types.Position(line=0, character=document.position_codec.client_num_units(line)))
 
     def relint_open(self) -> None:
         for uri in list(self.open):
@@ -202,7 +223,7 @@ def _under(diagnostics: list[Diagnostic], line: int, character: int) -> list[Dia
 def hover(ls: AmlLintServer, params: types.HoverParams) -> types.Hover | None:
     uri = params.text_document.uri
     state = ls.open.get(uri)
-    if state is None:
+    if state is None or state.too_large:
         return None
     document, line, character = _position(ls, uri, params.position)
     findings = _under(state.diagnostics, line, character)
@@ -230,7 +251,7 @@ def hover(ls: AmlLintServer, params: types.HoverParams) -> types.Hover | None:
 def completion(ls: AmlLintServer, params: types.CompletionParams) -> types.CompletionList | None:
     uri = params.text_document.uri
     state = ls.open.get(uri)
-    if state is None or state.kind is None:
+    if state is None or state.kind is None or state.too_large:
         return None
     document, line, character = _position(ls, uri, params.position)
     items = [types.CompletionItem(
@@ -246,7 +267,7 @@ def completion(ls: AmlLintServer, params: types.CompletionParams) -> types.Compl
 def code_action(ls: AmlLintServer, params: types.CodeActionParams) -> list[types.CodeAction]:
     uri = params.text_document.uri
     state = ls.open.get(uri)
-    if state is None:
+    if state is None or state.too_large:
         return []
     document = ls.workspace.get_text_document(uri)
     wanted = document.range_from_client_units(params.range)
