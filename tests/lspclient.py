@@ -30,7 +30,8 @@ class LspClient:
         self.next_id = 0
         self.stderr: list[bytes] = []
         threading.Thread(target=self._read, daemon=True).start()
-        threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True).start()  # type: ignore[arg-type]
+        self.stderr_reader = threading.Thread(target=lambda: self.stderr.extend(self.process.stderr), daemon=True)  # type: ignore[arg-type]
+        self.stderr_reader.start()
         self.pending: list[dict] = []  # messages read while waiting for another one
 
     def _read(self) -> None:
@@ -51,7 +52,10 @@ class LspClient:
             self.messages.put(json.loads(body))
 
     def send(self, message: dict) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8")
+        self.send_body(json.dumps({"jsonrpc": "2.0", **message}).encode("utf-8"))
+
+    def send_body(self, body: bytes) -> None:
+        """``body`` as one message, framed but otherwise as given: what a faulty client sends."""
         assert self.process.stdin is not None
         self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         self.process.stdin.flush()
@@ -68,6 +72,11 @@ class LspClient:
             raise RuntimeError(f"{method}: {reply['error']}")
         return reply.get("result")
 
+    def all_stderr(self, timeout: float = 10) -> bytes:
+        """Everything the server wrote on standard error, once it has ended."""
+        self.stderr_reader.join(timeout)
+        return b"".join(self.stderr)
+
     def wait(self, accept: Any, timeout: float = 20) -> dict:
         """The first message (kept or new) that ``accept`` takes; others are kept for later."""
         for index, message in enumerate(self.pending):
@@ -82,7 +91,7 @@ class LspClient:
                 message = self.messages.get(timeout=remaining)
             except queue.Empty:
                 continue
-            if message.get("method") and "id" in message:
+            if isinstance(message, dict) and message.get("method") and "id" in message:
                 # A request from the server (registering watchers): answer as an editor would.
                 self.send({"id": message["id"], "result": None})
             if accept(message):

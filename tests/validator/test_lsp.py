@@ -6,6 +6,7 @@ spec uses changes on disk, and a clean shutdown. The pieces without the protocol
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -177,6 +178,12 @@ def test_a_changed_component_relints_the_pipeline_and_config_comes_from_the_fold
     assert client.close() == 0
 
 
+def _reply(client: LspClient, ident: object, timeout: float = 10) -> dict:
+    """The server's answer to the request ``ident`` (None: an error it could not tie to one)."""
+    return client.wait(lambda m: isinstance(m, dict) and "method" not in m and m.get("id") == ident
+                       and ("error" in m or ident is not None), timeout)
+
+
 def test_a_document_over_max_file_size_gets_one_finding_and_no_analysis(client: LspClient, tmp_path: Path) -> None:
     configured = tmp_path / "configured"
     configured.mkdir()
@@ -218,6 +225,110 @@ def test_a_document_over_max_file_size_gets_one_finding_and_no_analysis(client: 
     assert f"{len(huge.encode()):,} bytes, over the 1,048,576-byte limit" in found["message"]
     assert "add `max-file-size = <bytes>` to [tool.amllab.lint] in a pyproject.toml" in found["message"]
     assert client.close() == 0
+
+
+def test_every_malformed_request_gets_a_json_rpc_error_and_the_server_keeps_serving(
+        client: LspClient, tmp_path: Path) -> None:
+    uri = client.open(tmp_path / "job.yml", JOB)
+    assert [d["code"] for d in client.diagnostics(uri)] == ["AML101"]
+    hover = {"textDocument": {"uri": uri}, "position": {"line": 4, "character": 3}}
+
+    def body(message: object) -> bytes:
+        return json.dumps(message).encode()
+
+    cases = [  # (what, the body sent, the error code expected, the id the error must carry)
+        ("a position of -1/-1", body({"jsonrpc": "2.0", "id": 1, "method": "textDocument/hover", "params": {
+            **hover, "position": {"line": -1, "character": -1}}}), -32602, 1),
+        ("an id that is an object", body({"jsonrpc": "2.0", "id": {"n": 2}, "method": "textDocument/hover",
+                                          "params": hover}), -32600, None),
+        ("a batch", body([{"jsonrpc": "2.0", "id": 3, "method": "textDocument/hover", "params": hover},
+                          {"jsonrpc": "2.0", "id": 4, "method": "textDocument/hover", "params": hover}]), -32600, None),
+        ("an empty batch", b"[]", -32600, None),
+        ("invalid JSON", b'{"jsonrpc": "2.0", "id": 5, "method": ', -32700, None),
+        ("bytes that are not UTF-8", b'{"jsonrpc": "2.0", "id": 6, "method": "\xff"}', -32700, None),
+        ("JSON nested too deep to read", b"[" * 100_000 + b"]" * 100_000, -32700, None),
+        ("a number, not an object", b"42", -32600, None),
+        ("no method", body({"jsonrpc": "2.0", "id": 7}), -32600, 7),
+        ("a method that is no string", body({"jsonrpc": "2.0", "id": 8, "method": {"name": "x"}}), -32600, 8),
+        ("no jsonrpc member", body({"id": 9, "method": "shutdown"}), -32600, 9),
+        ("jsonrpc 1.0", body({"jsonrpc": "1.0", "id": 10, "method": "shutdown"}), -32600, 10),
+        ("an id of null", body({"jsonrpc": "2.0", "id": None, "method": "shutdown"}), -32600, None),
+        ("a fractional id", body({"jsonrpc": "2.0", "id": 1.5, "method": "shutdown"}), -32600, None),
+        ("params that are a string", body({"jsonrpc": "2.0", "id": 11, "method": "textDocument/hover",
+                                           "params": "job.yml"}), -32602, 11),
+        ("params that are a list", body({"jsonrpc": "2.0", "id": 12, "method": "textDocument/hover",
+                                         "params": [uri, 4, 3]}), -32602, 12),
+        ("no params", body({"jsonrpc": "2.0", "id": 13, "method": "textDocument/completion"}), -32602, 13),
+        ("a notification sent as a request", body({"jsonrpc": "2.0", "id": 14, "method": "textDocument/didClose",
+                                                   "params": {"textDocument": {"uri": uri}}}), -32601, 14),
+        ("an unknown method", body({"jsonrpc": "2.0", "id": 15, "method": "aml/unknown"}), -32601, 15),
+        # Its body cannot be told from the next message's header; the next message is still read.
+        ("no valid Content-Length", (b"Content-Length: many\r\n\r\n" + body({"jsonrpc": "2.0", "id": 16,
+                                                                            "method": "shutdown"}),), -32700, None),
+        ("the message after it", body({"jsonrpc": "2.0", "id": 17, "method": "aml/unknown"}), -32601, 17),
+    ]
+    for what, sent, code, ident in cases:
+        if isinstance(sent, tuple):  # framed by hand
+            assert client.process.stdin is not None
+            client.process.stdin.write(sent[0])
+            client.process.stdin.flush()
+        else:
+            client.send_body(sent)
+        try:
+            reply = _reply(client, ident)
+        except TimeoutError:
+            pytest.fail(f"{what}: no reply")
+        assert isinstance(reply, dict), f"{what}: {reply!r}"
+        assert reply["error"]["code"] == code, f"{what}: {reply}"
+        assert reply["jsonrpc"] == "2.0" and "result" not in reply and reply["error"]["message"], what
+    # Nothing above was acted on (none was a valid shutdown, the document is still open), and the
+    # server still serves.
+    assert "AML101" in client.request("textDocument/hover", hover)["contents"]["value"]
+    client.change(uri, JOB.replace("comptue", "compute"), 2)
+    assert client.diagnostics(uri) == []
+    assert client.close() == 0
+    assert b"Traceback" not in client.all_stderr()
+
+
+def test_a_bogus_content_length_is_not_allocated(client: LspClient) -> None:
+    # pygls read a body in one allocation of its announced length: this ended the server with a
+    # MemoryError. Now it waits for the bytes, and ends as usual when the input does.
+    assert client.process.stdin is not None
+    client.process.stdin.write(b"Content-Length: 100000000000000\r\n\r\n{}")
+    client.process.stdin.flush()
+    client.process.stdin.close()
+    assert client.process.wait(timeout=20) == 1
+    stderr = client.all_stderr()
+    assert b"Traceback" not in stderr and b"MemoryError" not in stderr, stderr
+
+
+def test_requests_before_initialize_and_after_shutdown_are_refused(tmp_path: Path) -> None:
+    client = LspClient(tmp_path)
+    try:
+        hover = {"textDocument": {"uri": (tmp_path / "job.yml").as_uri()}, "position": {"line": 0, "character": 0}}
+        # Before initialize: ServerNotInitialized, and notifications are dropped.
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": hover["textDocument"]["uri"], "languageId": "yaml", "version": 1, "text": JOB}})
+        client.send({"id": "early", "method": "textDocument/hover", "params": hover})
+        assert _reply(client, "early")["error"]["code"] == -32002
+        client.initialize(tmp_path)
+        uri = client.open(tmp_path / "job.yml", JOB)
+        assert [d["code"] for d in client.diagnostics(uri)] == ["AML101"]
+        assert client.request("shutdown") is None
+        # After shutdown: InvalidRequest for any request, known or not, until exit.
+        for ident, method, params in ((21, "textDocument/hover", {**hover, "position": {"line": 4, "character": 3}}),
+                                      (22, "shutdown", None), (23, "aml/unknown", {})):
+            client.send({"id": ident, "method": method, **({"params": params} if params is not None else {})})
+            reply = _reply(client, ident)
+            assert reply["error"]["code"] == -32600, (method, reply)
+            assert "shut" in reply["error"]["message"]
+        client.notify("exit")
+        assert client.process.wait(timeout=10) == 0
+    finally:
+        if client.process.poll() is None:
+            client.process.kill()
+            client.process.wait()
+
 
 
 def test_without_the_lsp_extra_one_clear_message() -> None:

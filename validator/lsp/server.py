@@ -11,17 +11,26 @@
 - Code actions offer the fixes of :func:`validator.lsp.edits.fixes_for`.
 - A document over the configuration's ``max-file-size`` gets one finding (AML009, worded for an
   editor) and no other work: no lint, hover, completion or fix over its text.
+- Every request gets a response or a JSON-RPC error, also a malformed one (:class:`CheckedProtocol`).
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import re
+import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import cattrs
+from cattrs.v import format_exception
 from lsprotocol import types
+from pygls.io_ import StdinAsyncReader, StdoutWriter
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCNotification, JsonRPCRequestMessage, LanguageServerProtocol
 from pygls.uris import to_fs_path
 from pygls.workspace.position_codec import ServerTextPosition, ServerTextRange
 
@@ -58,9 +67,146 @@ class Open:
         return self.data
 
 
+def is_message_id(value: Any) -> bool:
+    """Whether ``value`` may be a request's id: LSP's ``integer | string``
+    (https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#requestMessage);
+    JSON's true and false are no integers."""
+    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
+
+
+def envelope_problem(message: Any) -> str | None:
+    """Why the decoded JSON ``message`` is no JSON-RPC 2.0 request, notification or response
+    (https://www.jsonrpc.org/specification#request_object), or None. Its answer is an Invalid
+    Request error.
+
+    A batch (an array of messages) is refused as a whole, with one error: JSON-RPC 2.0 lets a
+    server answer an array it does not recognise as a batch with "a single Response object"
+    (https://www.jsonrpc.org/specification#batch), and the Language Server Protocol has no
+    batches: its content part is one request, response or notification
+    (https://microsoft.github.io/language-server-protocol/specifications/lsp/3.17/specification/#contentPart).
+    Running its requests would send an array back, which no LSP client reads."""
+    if isinstance(message, list):
+        return ("a batch (a JSON array of messages) is not part of the Language Server Protocol: "
+                "send each message on its own")
+    if not isinstance(message, dict):
+        return "a message must be a JSON object"
+    if message.get("jsonrpc") != "2.0":
+        return 'a message must carry "jsonrpc": "2.0"'
+    if "method" in message:
+        if not isinstance(message["method"], str):
+            return "a message's method must be a string"
+        if "id" in message and not is_message_id(message["id"]):
+            return "a request's id must be an integer or a string"
+        return None
+    if "result" in message or "error" in message:
+        return None  # a response to a request of the server's
+    return "a message must have a method (a request or a notification), or a result or an error (a response)"
+
+
+def _why_invalid(error: BaseException, kind: type | None) -> str:
+    # lsprotocol's validators say what is wrong ("Position.line should be in range [0:2147483647],
+    # but was -1."); cattrs' default for them is only "invalid value".
+    return str(error) if isinstance(error, ValueError) else format_exception(error, kind)
+
+
+def invalid_params_text(method: str, error: Exception) -> str:
+    """What is wrong with a ``method`` message that lsprotocol's types could not hold."""
+    if isinstance(error, (cattrs.ClassValidationError, cattrs.IterableValidationError)):
+        details = cattrs.transform_error(error, format_exception=_why_invalid)
+    else:
+        details = [f"{type(error).__name__}: {error}"]
+    return f"invalid params for {method}: " + "; ".join(details)
+
+
+class CheckedProtocol(LanguageServerProtocol):
+    """pygls' protocol with each message checked before it is dispatched, so that a faulty
+    client is answered rather than left waiting: pygls logs a message it cannot structure and
+    drops it, request or not, and drops every request after shutdown. :func:`read_messages`
+    hands :meth:`handle_message` the decoded JSON, as it came."""
+
+    def __init__(self, server: "AmlLintServer", converter: cattrs.Converter) -> None:
+        super().__init__(server, converter)
+        self.lint_server = server
+        self.converter = converter
+
+    def structured(self, message: dict[str, Any]) -> Any:
+        """``message`` as lsprotocol's type for its method (pygls' generic one for a method it
+        does not know); raises what cattrs raises. Not through pygls' structure_message, which
+        logs a traceback for every message it cannot read: here each gets an answer instead."""
+        method = message.get("method")
+        if method is None:
+            if "error" in message:
+                return self.converter.structure(message, types.ResponseErrorMessage)
+            return super().structure_message(message)  # pygls knows the result type of its requests
+        if method not in types.METHOD_TO_TYPES:
+            # JSON-RPC's params are optional; pygls' class for a method it does not know wants them.
+            return self.converter.structure({"params": None, **message},
+                                            JsonRPCRequestMessage if "id" in message else JsonRPCNotification)
+        return self.converter.structure(message, self.get_message_type(method))
+
+    def reply_error(self, ident: Any, code: types.ErrorCodes, text: str) -> None:
+        """A JSON-RPC error response. Written here, not through pygls' converter, which leaves
+        out an id of null, and JSON-RPC requires it: "If there was an error in detecting the id
+        in the Request object (e.g. Parse error/Invalid Request), it MUST be Null"."""
+        if self.writer is None:
+            return
+        body = json.dumps({"jsonrpc": "2.0", "id": ident, "error": {"code": int(code), "message": text}})
+        self.writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body.encode("ascii")))
+
+    def handle_message(self, message: Any) -> None:
+        problem = envelope_problem(message)
+        if problem is not None:
+            ident = message.get("id") if isinstance(message, dict) else None
+            self.reply_error(ident if is_message_id(ident) else None, types.ErrorCodes.InvalidRequest, problem)
+            return
+        method = message.get("method")
+        ident = message.get("id")
+        is_request = method is not None and "id" in message
+        if method is None:
+            if not is_message_id(ident):
+                logging.getLogger(__name__).warning("a response without a usable id, ignored: %.200r", message)
+                return
+        elif not self.lint_server.initialized and method not in (types.INITIALIZE, types.EXIT):
+            # LSP: before initialize, a request gets ServerNotInitialized; notifications are dropped.
+            if is_request:
+                self.reply_error(ident, types.ErrorCodes.ServerNotInitialized,
+                                 f"{method}: the server is not initialized yet: send initialize first")
+            return
+        elif self.lint_server.shut_down and method != types.EXIT:
+            # LSP: "If a server receives requests after a shutdown request those requests should
+            # error with InvalidRequest"; notifications other than exit are dropped.
+            if is_request:
+                self.reply_error(ident, types.ErrorCodes.InvalidRequest,
+                                 f"{method}: the server has been asked to shut down; only exit is accepted now")
+            return
+        elif is_request and method in types.METHOD_TO_TYPES and types.METHOD_TO_TYPES[method][1] is None:
+            # pygls would run it as the notification and answer nothing.
+            self.reply_error(ident, types.ErrorCodes.MethodNotFound,
+                             f"{method} is a notification, not a request: send it without an id")
+            return
+        try:
+            structured = self.structured(message)
+        except Exception as error:
+            if is_request:
+                self.reply_error(ident, types.ErrorCodes.InvalidParams, invalid_params_text(method, error))
+            else:  # a notification is never answered (JSON-RPC): say it in the client's log
+                logging.getLogger(__name__).warning("%s", invalid_params_text(method or "a response", error))
+            return
+        try:
+            super().handle_message(structured)
+        except (BrokenPipeError, SystemExit):
+            raise
+        except Exception as error:  # pygls answers its handlers' errors; this is a last resort
+            logging.getLogger(__name__).error("%s failed: %s: %s", method, type(error).__name__, error)
+            if is_request:
+                self.reply_error(ident, types.ErrorCodes.InternalError,
+                                 f"{method} failed: {type(error).__name__}: {error}")
+
+
 class AmlLintServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("aml-lint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("aml-lint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=CheckedProtocol)
         self.configs = analysis.ConfigFinder()
         self.baselines = analysis.Baselines()
         self.open: dict[str, Open] = {}
@@ -68,6 +214,7 @@ class AmlLintServer(LanguageServer):
         # at every save, which lints every open file, some under a sound configuration).
         self.told: set[str] = set()
         self.shut_down = False  # the client asked to shut down before it said exit
+        self.initialized = False  # the client sent initialize
 
     def path_of(self, uri: str) -> Path:
         path = to_fs_path(uri)
@@ -149,6 +296,11 @@ class AmlLintServer(LanguageServer):
 
 
 server = AmlLintServer()
+
+
+@server.feature(types.INITIALIZE)
+def initialize(ls: AmlLintServer, params: types.InitializeParams) -> None:
+    ls.initialized = True
 
 
 @server.feature(types.INITIALIZED)
@@ -287,10 +439,65 @@ def code_action(ls: AmlLintServer, params: types.CodeActionParams) -> list[types
     return actions
 
 
+# A header line that gives the body's length. Searched for, not matched whole: after a message
+# whose header had none, its body and the next header share a line, and the next message is kept.
+CONTENT_LENGTH = re.compile(rb"Content-Length:[ \t]*([0-9]+)[ \t]*\r?\n?$", re.IGNORECASE)
+BODY_CHUNK = 1 << 20
+
+
+async def read_messages(reader: StdinAsyncReader, protocol: CheckedProtocol) -> None:
+    """Read messages (the LSP base protocol: headers, an empty line, a body of Content-Length
+    bytes) until the input ends, and hand each to ``protocol``. pygls' own loop
+    (``pygls.io_.run_async``) drops a body that is not JSON with a traceback and no answer, and
+    reads a body in one allocation of its announced length: a bogus Content-Length of 100 TB
+    ended the server with a MemoryError. Here a body is read a chunk at a time, so memory
+    follows the bytes that arrive, and one that is not JSON gets a Parse error."""
+    while True:
+        length = None
+        headers = False
+        while True:
+            line = await reader.readline()
+            if not line:
+                return
+            if line.strip():
+                headers = True
+                match = CONTENT_LENGTH.search(line)
+                if match:
+                    length = int(match.group(1))
+            elif length is not None:
+                break
+            elif headers:  # a header without a length: its body cannot be told from what follows
+                protocol.reply_error(None, types.ErrorCodes.ParseError,
+                                     "a message without a valid Content-Length header (the LSP base protocol requires one)")
+                headers = False
+        chunks = []
+        while length > 0:
+            chunk = await reader.readexactly(min(length, BODY_CHUNK))
+            if not chunk:
+                return
+            chunks.append(chunk)
+            length -= len(chunk)
+        try:
+            message = json.loads(b"".join(chunks))
+        except (ValueError, RecursionError) as error:  # not JSON, not UTF-8, or nested too deep
+            protocol.reply_error(None, types.ErrorCodes.ParseError,
+                                 f"the message is not JSON in UTF-8: {type(error).__name__}: {error}")
+            continue
+        protocol.handle_message(message)
+
+
 def serve() -> int:
     """Serve over stdin and stdout until the client says exit (or closes the pipe); the exit
     status the protocol asks for: 0 after a shutdown request, else 1."""
     # pygls logs to stderr; a client shows it in its log, so keep it to problems.
     logging.basicConfig(level=logging.WARNING)
-    server.start_io()
+    server.protocol.set_writer(StdoutWriter(sys.stdout.buffer))
+    try:
+        asyncio.run(read_messages(StdinAsyncReader(sys.stdin.buffer, server.thread_pool), server.protocol))
+    except BrokenPipeError:  # the client left while a message was being written to it
+        pass
+    except SystemExit:  # the exit notification: pygls' handler exits
+        pass
+    finally:
+        server.shutdown()
     return 0 if server.shut_down else 1
