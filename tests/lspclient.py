@@ -103,9 +103,10 @@ class LspClient:
                             and m["params"]["uri"] == uri, timeout)
         return message["params"]["diagnostics"]
 
-    def initialize(self, root: Path, watch: bool = True) -> dict:
+    def initialize(self, root: Path, watch: bool = True, process_id: int | None = None) -> dict:
+        """``process_id``: the client's process, which the server watches (default: this one)."""
         result = self.request("initialize", {
-            "processId": os.getpid(), "rootUri": root.as_uri(),
+            "processId": os.getpid() if process_id is None else process_id, "rootUri": root.as_uri(),
             "capabilities": {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": watch}}}})
         self.notify("initialized", {})
         return result

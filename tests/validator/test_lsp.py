@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -329,6 +331,91 @@ def test_requests_before_initialize_and_after_shutdown_are_refused(tmp_path: Pat
             client.process.kill()
             client.process.wait()
 
+
+# The editor's stand-in: starts the server with this process's standard input and output (the
+# test's pipes, which the test keeps open), says the server's pid, and waits.
+LAUNCHER = """\
+import subprocess, sys
+from pathlib import Path
+server = subprocess.Popen([sys.executable, "-m", "validator", "--lsp"])
+Path(sys.argv[1], "server.pid").write_text(str(server.pid))
+server.wait()
+"""
+
+# Starts the launcher as a child subreaper (Linux): the server, orphaned when the launcher is
+# killed, becomes this process's child, which can then read its exit status.
+REAPER = """\
+import ctypes, json, os, subprocess, sys
+from pathlib import Path
+if ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    sys.exit(f"prctl: {os.strerror(ctypes.get_errno())}")
+launcher = subprocess.Popen([sys.executable, "-c", sys.argv[2], sys.argv[1]])
+Path(sys.argv[1], "launcher.pid").write_text(str(launcher.pid))
+statuses = {}
+while True:
+    try:
+        pid, status = os.wait()
+    except ChildProcessError:
+        break
+    statuses[pid] = os.waitstatus_to_exitcode(status)
+Path(sys.argv[1], "statuses.json").write_text(json.dumps(statuses))
+"""
+
+
+def _written(path: Path, timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_text():
+            return path.read_text()
+        time.sleep(0.05)
+    raise TimeoutError(f"{path} not written within {timeout} s")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a child subreaper (prctl) is Linux's")
+def test_the_server_exits_when_the_client_process_dies(tmp_path: Path) -> None:
+    client = LspClient(tmp_path, command=[sys.executable, "-c", REAPER, str(tmp_path), LAUNCHER])
+    server = None
+    try:
+        launcher = int(_written(tmp_path / "launcher.pid"))
+        server = int(_written(tmp_path / "server.pid"))
+        client.initialize(tmp_path, process_id=launcher)
+        uri = client.open(tmp_path / "job.yml", JOB)
+        assert [d["code"] for d in client.diagnostics(uri)] == ["AML101"]
+        os.kill(launcher, signal.SIGKILL)
+        # The server's standard input stays open (this test holds it): only the watch on the
+        # client's process can end it. The reaper ends once the server has.
+        try:
+            client.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail("the server outlived the process named in initialize.processId")
+        statuses = json.loads((tmp_path / "statuses.json").read_text())
+        assert statuses == {str(launcher): -signal.SIGKILL, str(server): 1}
+    finally:
+        if client.process.poll() is None:
+            if server is not None:
+                try:
+                    os.kill(server, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+            client.process.kill()
+            client.process.wait()
+
+
+def test_a_client_process_the_server_cannot_see_is_not_watched(tmp_path: Path) -> None:
+    # An editor on the host and the server in a container: the editor's pid names no process the
+    # server can see. Exiting would end every session at once; the closed pipe still ends it.
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    other = LspClient(tmp_path)
+    try:
+        other.initialize(tmp_path, process_id=gone.pid)
+        uri = other.open(tmp_path / "job.yml", JOB)
+        assert [d["code"] for d in other.diagnostics(uri)] == ["AML101"]
+        assert other.close() == 0
+    finally:
+        if other.process.poll() is None:
+            other.process.kill()
+            other.process.wait()
 
 
 def test_without_the_lsp_extra_one_clear_message() -> None:

@@ -11,7 +11,9 @@
 - Code actions offer the fixes of :func:`validator.lsp.edits.fixes_for`.
 - A document over the configuration's ``max-file-size`` gets one finding (AML009, worded for an
   editor) and no other work: no lint, hover, completion or fix over its text.
-- Every request gets a response or a JSON-RPC error, also a malformed one (:class:`CheckedProtocol`).
+- Every request gets a response or a JSON-RPC error, also a malformed one (:class:`CheckedProtocol`),
+  and the server exits when the client process named in ``initialize`` ends
+  (:mod:`validator.lsp.watch`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -39,6 +42,7 @@ from ..diagnostic import Diagnostic
 from ..errors import AmllabError
 from ..loader import parse
 from . import analysis, edits
+from .watch import watch_process
 
 SOURCE = "aml-lint"
 YAML_SUFFIXES = (".yml", ".yaml")
@@ -216,6 +220,15 @@ class AmlLintServer(LanguageServer):
         self.shut_down = False  # the client asked to shut down before it said exit
         self.initialized = False  # the client sent initialize
 
+    def client_gone(self, pid: int) -> None:
+        """The client process named in initialize has ended: exit, as the exit notification
+        would (LSP: 0 after a shutdown request, else 1). Called from the watching thread, while
+        the main one may be blocked reading standard input: os._exit, since a normal exit would
+        wait for that read."""
+        sys.stderr.write(f"aml-lint --lsp: the client process {pid} has ended; exiting\n")
+        sys.stderr.flush()
+        os._exit(0 if self.shut_down else 1)
+
     def path_of(self, uri: str) -> Path:
         path = to_fs_path(uri)
         return Path(path) if path else Path.cwd() / Path(uri).name
@@ -301,6 +314,11 @@ server = AmlLintServer()
 @server.feature(types.INITIALIZE)
 def initialize(ls: AmlLintServer, params: types.InitializeParams) -> None:
     ls.initialized = True
+    pid = params.process_id
+    if pid is not None and not watch_process(pid, lambda: ls.client_gone(pid)):
+        logging.getLogger(__name__).warning(
+            "the client process %s named in initialize is not watched: no such process is visible "
+            "here, or this system has no way to watch one", pid)
 
 
 @server.feature(types.INITIALIZED)
