@@ -33,6 +33,10 @@ class FileReport:
     diagnostics: list[Diagnostic] = field(default_factory=list)
     # The decoded source, for excerpts; None when the bytes could not be read as text.
     text: str | None = field(default=None, repr=False)
+    # Whether the bytes ``text`` was decoded from began with a UTF-8 byte-order mark (decoding
+    # drops it): with it, ``text`` gives back those very bytes, which `--fix` checks the file
+    # still holds before it writes. None for a text given as text (lint_text).
+    bom: bool | None = field(default=None, repr=False)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -120,7 +124,9 @@ def _analyse_bytes(raw: bytes, path: str, base_dir: Path | None, max_bytes: int,
     text, problem = loader.decode(path, raw, max_bytes, size)
     if problem is not None:
         return FileReport(path, diagnostics=[problem])
-    return _analyse(path, text, base_dir, registry, source)
+    report = _analyse(path, text, base_dir, registry, source)
+    report.bom = raw.startswith(loader.UTF8_BOM)
+    return report
 
 
 # The configuration-independent analysis of each file version, so that a component file used by
@@ -156,7 +162,7 @@ def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None 
                 _ANALYSED.clear()
             _ANALYSED[key] = report
     diagnostics = [d if d.path == shown else replace(d, path=shown) for d in report.diagnostics]
-    return FileReport(shown, report.kind, report.skipped, diagnostics, report.text)
+    return FileReport(shown, report.kind, report.skipped, diagnostics, report.text, report.bom)
 
 
 def lint_file(path: Path, config: Config | None = None, display: str | None = None) -> FileReport:

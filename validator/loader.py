@@ -48,6 +48,7 @@ class _Loader(_Base):  # type: ignore[misc, valid-type]
         return super().resolve(kind, value, implicit)
 
 DEFAULT_MAX_BYTES = 1024 * 1024
+UTF8_BOM = b"\xef\xbb\xbf"
 # A real spec repeats a handful of anchored blocks; a billion-laughs file repeats millions.
 MAX_ALIAS_EXPANSIONS = 10_000
 # Few nodes can still hold a lot of text: one long anchored string aliased 10,000 times is
@@ -589,8 +590,8 @@ def decode(path: str, raw: bytes, max_bytes: int = DEFAULT_MAX_BYTES,
         return None, Diagnostic(path, 1, 1, "AML009",
                                 f"file is {amount}, over the {max_bytes:,}-byte limit for a spec",
                                 hint="a job spec is a few kilobytes; raise `max-file-size` if this is intended")
-    if raw.startswith(b"\xef\xbb\xbf"):
-        raw = raw[3:]
+    if raw.startswith(UTF8_BOM):
+        raw = raw[len(UTF8_BOM):]  # one mark, the one FileReport.bom records
     elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
         return None, Diagnostic(path, 1, 1, "AML008",
                                 "file is UTF-16 (it starts with a UTF-16 byte-order mark), not UTF-8",
