@@ -1,11 +1,17 @@
-"""What the aml-lint tests share: running the command as a user does, and a clean spec with
-its broken and warned variants."""
+"""What the aml-lint tests share: running the command as a user does (also as a user without
+root's override of permissions), and a clean spec with its broken and warned variants."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
+import tempfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
+
+import pytest
 
 from conftest import BIN
 
@@ -27,3 +33,30 @@ def run(*args: str, cwd: Path, stdin: str | None = None, env: dict | None = None
     environment.update(env or {})
     return subprocess.run([str(BIN / "aml-lint"), *args], cwd=cwd, input=stdin, capture_output=True,
                           text=True, env=environment, timeout=120)
+
+
+# Permission bits bind a user, not root: these tests run aml-lint as `nobody`.
+NOBODY = 65534
+needs_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
+                                reason="running as another user needs root and setpriv")
+
+
+def run_as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    """aml-lint as the user `nobody` (no groups), in ``cwd``: see :func:`shared_folder`."""
+    environment = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+    return subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
+                           str(BIN / "aml-lint"), *args], cwd=cwd, capture_output=True, text=True,
+                          env=environment, timeout=120, stdin=subprocess.DEVNULL)
+
+
+@contextmanager
+def shared_folder(owner: int = NOBODY) -> Iterator[Path]:
+    """A folder under /tmp that `nobody` can reach (pytest's own are private to root), owned by
+    ``owner``; removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="amllab-nobody-", dir="/tmp"))
+    try:
+        folder.chmod(0o755)
+        os.chown(folder, owner, owner)
+        yield folder
+    finally:
+        shutil.rmtree(folder)

@@ -286,16 +286,18 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
 
     for sentence in result.unreadable:
         sys.stderr.write(report.printable(f"aml-lint: warning: {sentence}") + "\n")
-    fixed = None
+    fixed = fixing = None
     if args.fix or args.diff:
         # Fixed first: a baseline then records, or hides, what the fixes left.
         from .fixes import fix_paths
 
-        fixed = fix_paths(result, config, unsafe=args.unsafe_fixes, diff=args.diff)
+        fixing = fix_paths(result, config, unsafe=args.unsafe_fixes, diff=args.diff, within=paths)
+        fixed = fixing.fixed
         if args.diff:
             return 1 if fixed else 0
     if args.write_baseline:
-        return _write_baseline(args.write_baseline, result, config, previous)
+        status = _write_baseline(args.write_baseline, result, config, previous)
+        return 2 if fixing is not None and fixing.unwritable else status
     if baseline is not None:
         match = baselines.apply(baseline, result, config)
         result.baselined = (match.suppressed, match.stale)
@@ -324,8 +326,8 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
 
         sys.stderr.write(fixable_notice(shown, args.unsafe_fixes))
 
-    if result.internal_errors:
-        return 2
+    if result.internal_errors or (fixing is not None and fixing.unwritable):
+        return 2  # a file --fix could not write is not a pass, whatever its findings
     return 1 if any(d.severity is Severity.ERROR for d in result.diagnostics) else 0
 
 

@@ -26,7 +26,6 @@ import difflib
 import os
 import stat
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
@@ -34,7 +33,9 @@ from typing import Iterable
 from .config import Config
 from .diagnostic import Diagnostic, Edit, Fix
 from .edits import line_starts, line_text
-from .engine import FileReport, LintResult, lint_text
+from .engine import FileReport, LintResult, lint_file, lint_text
+from .paths import FileChanged, content_digest, rewrite_file
+from .report import printable
 
 MAX_PASSES = 5
 
@@ -153,42 +154,50 @@ def unified_diff(before: str, after: str, path: str) -> str:
                                         fromfile=path, tofile=path))
 
 
-def write_atomically(path: Path, text: str, bom: bool = False) -> None:
-    """Replace the file at ``path`` (through a symbolic link, its target) with ``text`` in UTF-8:
-    written to a temporary file in the same folder, given the file's mode, then renamed over it,
-    so a reader never sees half a file. Line endings are the text's own."""
-    target = Path(os.path.realpath(path))
-    mode = stat.S_IMODE(os.stat(target).st_mode)
-    descriptor, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(descriptor, "wb") as handle:
-            handle.write(((_BOM if bom else "") + text).encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
+def _read_as(report: FileReport) -> tuple[str, bool]:
+    """The digest of the bytes a report's text was read from, and whether they start with a
+    byte-order mark. Decoding is strict UTF-8 and drops one mark, so the text and the mark give
+    back those very bytes. A report of :func:`~validator.engine.lint_text` does not say whether
+    there was a mark: the file's first bytes are taken at their word."""
+    assert report.text is not None
+    bom = report.bom
+    if bom is None:
         try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
+            with open(report.path, "rb") as handle:
+                bom = handle.read(len(_BOM.encode())) == _BOM.encode()
+        except FileNotFoundError:
+            raise FileChanged(f"{report.path} is gone") from None
+    plain = report.text.encode("utf-8")
+    return content_digest(_BOM.encode() + plain if bom else plain), bom
+
+
+def write_fixed_text(path: Path, text: str, bom: bool = False, *, expected_digest: str | None = None) -> None:
+    """Write a fixed ``text`` (UTF-8, its own line endings, after a byte-order mark with ``bom``)
+    to the file at ``path``, as :func:`validator.paths.rewrite_file` does: through a symbolic
+    link to its target, keeping the file's mode, owner and hard links, atomically where that
+    keeps them; a file the user cannot write is refused (PermissionError). With
+    ``expected_digest``, only while the file still holds the bytes of that digest
+    (:class:`validator.paths.FileChanged` otherwise)."""
+    rewrite_file(path, ((_BOM if bom else "") + text).encode("utf-8"), expected_digest=expected_digest)
 
 
 def fix_report(report: FileReport, config: Config | None = None, *, unsafe: bool = False,
-               write: bool = True, raw: bytes | None = None, base_dir: Path | None = None) -> FixResult | None:
+               write: bool = True, base_dir: Path | None = None) -> FixResult | None:
     """Fix the file a lint report is about (its text is the report's; relative paths in it are
     resolved from ``base_dir``, default the file's folder), and write it back when something
-    changed and ``write``; None when nothing in it is fixable."""
+    changed and ``write``; None when nothing in it is fixable.
+
+    The fixed text is made from the report's text, so it is written only while the file still
+    holds the bytes that text was read from (compared by their SHA-256 just before the write):
+    raises :class:`validator.paths.FileChanged` otherwise, and writes nothing. Raises OSError
+    (PermissionError for a read-only file) when it cannot write."""
     if report.text is None or not any(applicable(d, unsafe) for d in report.diagnostics):
         return None
     path = Path(report.path)
     result = fix_text(report.text, report.path, config, base_dir or path.parent, unsafe=unsafe, report=report)
     if write and result.changed:
-        if raw is None:
-            with open(path, "rb") as handle:
-                raw = handle.read(len(_BOM.encode()))
-        write_atomically(path, result.text, bom=raw.startswith(_BOM.encode()))
+        digest, bom = _read_as(report)
+        write_fixed_text(path, result.text, bom=bom, expected_digest=digest)
     return result
 
 
@@ -207,28 +216,89 @@ def fixable_notice(shown: list[Diagnostic], unsafe: bool = False) -> str:
     return text + ".\n"
 
 
-def fix_paths(result: LintResult, config: Config, *, unsafe: bool = False, diff: bool = False) -> int:
+@dataclass
+class FixSummary:
+    """What ``aml-lint --fix`` (or ``--diff``) did over a run: findings fixed (or that would be),
+    and files it could not write (read-only, a failed write: the run must not pass)."""
+
+    fixed: int = 0
+    unwritable: int = 0
+
+
+def _outside(path: str, named: list[str]) -> str | None:
+    """Where ``path`` really leads, when that is outside every path in ``named`` (real paths of
+    the files and folders given on the command line); None when it is inside one."""
+    real = os.path.realpath(path)
+    for root in named:
+        if real == root or real.startswith(root.rstrip(os.sep) + os.sep):
+            return None
+    return real
+
+
+def fix_paths(result: LintResult, config: Config, *, unsafe: bool = False, diff: bool = False,
+              within: Iterable[str | Path] | None = None) -> FixSummary:
     """``aml-lint --fix`` / ``--diff`` over a lint result: fix each file that has fixes, and
     either write it and put its new report in ``result`` (``--fix``) or print its diff
-    (``--diff``). Returns how many findings were (or would be) fixed."""
-    fixed = 0
+    (``--diff``).
+
+    ``within``: the paths named on the command line. A file is fixed only where it really is
+    inside one of them: a symbolic link met in a named folder that leads out of it is reported
+    with a warning and left alone (a folder's links are written through to a target inside
+    the folders named; a file named itself is written through wherever it leads). A file that
+    changed since it was linted is skipped with a warning (rewriting it from the old text would
+    undo that change); one that cannot be written is an error. Neither counts as fixed."""
+    named = [os.path.realpath(p) for p in within] if within is not None else None
+    summary = FixSummary()
+    written: set[str] = set()
     for index, report in enumerate(result.files):
+        if report.text is None or not any(applicable(d, unsafe) for d in report.diagnostics):
+            continue
+        if not diff and os.path.realpath(report.path) in written:
+            # The same file under a second name (a link beside it): fixed already, so its
+            # report is of the old text; what is left is the fixed file's report.
+            result.files[index] = lint_file(Path(report.path), config, display=report.path)
+            continue
+        if named is not None:
+            real = _outside(report.path, named)
+            if real is not None:
+                sys.stderr.write(printable(f"aml-lint: warning: {report.path} not fixed: it is a link to {real}, "
+                                           "outside the paths named on the command line; name the file itself "
+                                           "to fix it") + "\n")
+                continue
         try:
             outcome = fix_report(report, config, unsafe=unsafe, write=not diff)
+        except FileChanged:
+            sys.stderr.write(printable(f"aml-lint: warning: {report.path} not fixed: it changed while aml-lint "
+                                       "ran; run aml-lint again") + "\n")
+            continue
         except OSError as error:
-            sys.stderr.write(f"aml-lint: error: cannot write {report.path}: {error.strerror or error}\n")
+            summary.unwritable += 1
+            sys.stderr.write(printable(f"aml-lint: error: cannot write {report.path}: {_why_not(error, report.path)}")
+                             + "\n")
             continue
         if outcome is None or not outcome.changed:
             continue
-        fixed += len(outcome.fixed)
+        summary.fixed += len(outcome.fixed)
+        written.add(os.path.realpath(report.path))
         if diff:
             sys.stdout.write(unified_diff(outcome.original, outcome.text, report.path))
         elif outcome.report is not None:
             result.files[index] = outcome.report
     if diff:
         sys.stdout.flush()
-        sys.stderr.write(f"Would fix {fixed} finding{'' if fixed == 1 else 's'}.\n")
-    return fixed
+        sys.stderr.write(f"Would fix {summary.fixed} finding{'' if summary.fixed == 1 else 's'}.\n")
+    return summary
+
+
+def _why_not(error: OSError, path: str) -> str:
+    reason = error.strerror or str(error)
+    if isinstance(error, PermissionError):
+        try:
+            mode = stat.S_IMODE(os.stat(path).st_mode)
+        except OSError:
+            return f"{reason}; the file is left as it was"
+        return f"{reason} (mode {mode:04o}): it is read-only for you, and left as it was"
+    return f"{reason}; the file is left as it was"
 
 
 def fix_stdin(raw: bytes, result: LintResult, config: Config, *, unsafe: bool = False,

@@ -19,6 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from amllint import NOBODY, needs_root, run, run_as_nobody, shared_folder
 from golden import GOLDEN, ROOT, case_files, case_config, fix_case, fixed_file
 from validator import cli
 from validator.config import Config
@@ -335,11 +336,165 @@ def test_the_language_server_offers_a_findings_own_fix() -> None:
 
 
 def test_fix_through_a_symbolic_link_rewrites_its_target(tmp_path: Path) -> None:
-    from validator.fixes import write_atomically
+    from validator.fixes import write_fixed_text
 
     target = tmp_path / "real.yml"
     target.write_text(JOB)
     link = tmp_path / "job.yml"
     link.symlink_to(target)
-    write_atomically(link, FIXED)
+    write_fixed_text(link, FIXED)
     assert link.is_symlink() and target.read_text() == FIXED
+
+
+# ----------------------------------------------------------------------------- writing, safely
+def _fixed_bytes(text: str) -> bytes:
+    return fix_text(text, "job.yml", Config()).text.encode()
+
+
+def test_a_file_edited_after_the_lint_keeps_the_edit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # The two halves of `aml-lint --fix folder/`: the lint, then the writes; a user saves one
+    # file in between.
+    from validator.engine import lint_paths
+    from validator.fixes import fix_paths
+
+    (tmp_path / "edited.yml").write_text(JOB)
+    (tmp_path / "other.yml").write_text(JOB)
+    result = lint_paths([tmp_path], Config())
+    edited = JOB.encode() + b"# added while aml-lint ran\n"
+    (tmp_path / "edited.yml").write_bytes(edited)
+    summary = fix_paths(result, Config())
+    assert (tmp_path / "edited.yml").read_bytes() == edited
+    assert (tmp_path / "other.yml").read_bytes() == _fixed_bytes(JOB)  # the untouched one is fixed
+    err = capsys.readouterr().err
+    assert err == (f"aml-lint: warning: {tmp_path / 'edited.yml'} not fixed: it changed while aml-lint ran; "
+                   "run aml-lint again\n")
+    assert summary.fixed == 4  # the other file's findings alone
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+_EDITS = st.one_of(
+    st.binary(max_size=40).map(lambda extra: lambda data: data + extra),
+    st.tuples(st.integers(0, 10_000), st.binary(min_size=1, max_size=8)).map(
+        lambda edit: lambda data: data[:edit[0] % (len(data) + 1)] + edit[1] + data[edit[0] % (len(data) + 1):]),
+    st.tuples(st.integers(0, 10_000), st.integers(1, 30)).map(
+        lambda cut: lambda data: data[:cut[0] % len(data)] + data[cut[0] % len(data) + cut[1]:]),
+    st.just(lambda data: b"\xef\xbb\xbf" + data),
+    st.just(lambda data: data.replace(b"\n", b"\r\n")),
+    st.binary(max_size=200).map(lambda other: lambda data: other),
+    st.just(lambda data: data),  # no edit: then the fix is written
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.sampled_from([JOB, JOB.replace("\n", "\r\n"), FIXED.replace("compute:", "comptue:")]),
+       bom=st.booleans(), edit=_EDITS, from_text=st.booleans())
+def test_fix_never_loses_an_edit_made_after_the_lint(text: str, bom: bool, edit, from_text: bool) -> None:
+    import contextlib
+    import tempfile
+
+    from validator.engine import LintResult, lint_file
+    from validator.fixes import fix_paths
+
+    original = (b"\xef\xbb\xbf" if bom else b"") + text.encode()
+    with tempfile.TemporaryDirectory() as folder:
+        spec = Path(folder) / "job.yml"
+        spec.write_bytes(original)
+        # A report of the file as read (with the digest of its bytes), or of its text alone
+        # (lint_text, as a library caller may hand in).
+        report = lint_text(text, str(spec), Config()) if from_text else lint_file(spec, Config())
+        edited = edit(original)
+        spec.write_bytes(edited)
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            summary = fix_paths(LintResult([report]), Config())
+        marked = edited.startswith(b"\xef\xbb\xbf")
+        # A report of a text knows no byte-order mark: a mark added or removed leaves its text.
+        same = edited == original or (from_text and edited[3 if marked else 0:] == text.encode())
+        if not same:
+            assert spec.read_bytes() == edited
+            assert err.getvalue() == f"aml-lint: warning: {spec} not fixed: it changed while aml-lint ran; " \
+                                     "run aml-lint again\n"
+            assert summary.fixed == 0
+        else:
+            assert spec.read_bytes() == (b"\xef\xbb\xbf" if marked else b"") + fix_text(text, "job.yml").text.encode()
+            assert summary.fixed > 0 and err.getvalue() == ""
+        assert sorted(p.name for p in Path(folder).iterdir()) == ["job.yml"]
+
+
+@needs_root
+def test_fix_refuses_a_read_only_file() -> None:
+    with shared_folder() as folder:
+        spec = folder / "a.yml"
+        spec.write_text(JOB)
+        os.chown(spec, NOBODY, NOBODY)
+        spec.chmod(0o444)  # nobody's own file, in nobody's folder: only the file's mode says no
+        done = run_as_nobody("--isolated", "--fix", "a.yml", cwd=folder)
+        assert spec.read_text() == JOB and stat.S_IMODE(spec.stat().st_mode) == 0o444
+        assert done.returncode == 2, done.stderr
+        errors = [line for line in done.stderr.splitlines() if "error" in line]
+        assert errors == ["aml-lint: error: cannot write a.yml: Permission denied (mode 0444): it is read-only "
+                          "for you, and left as it was"]
+        assert "Fixed 0 findings" in done.stderr and "Traceback" not in done.stderr
+
+
+@needs_root
+def test_fix_keeps_hard_links_line_endings_bom_and_mode() -> None:
+    with shared_folder() as folder:
+        text = JOB.replace("\n", "\r\n")
+        spec, other = folder / "a.yml", folder / "b.yml"
+        spec.write_bytes(b"\xef\xbb\xbf" + text.encode())
+        os.chown(spec, NOBODY, NOBODY)
+        spec.chmod(0o640)
+        os.link(spec, other)
+        done = run_as_nobody("--isolated", "--fix", "a.yml", cwd=folder)
+        assert done.returncode == 1 and "Fixed 4 findings" in done.stderr, done.stderr
+        fixed = b"\xef\xbb\xbf" + fix_text(text, "a.yml").text.encode()
+        assert b"\r\ncompute: azureml:cpu-cluster\r\n" in fixed
+        assert spec.read_bytes() == fixed and other.read_bytes() == fixed
+        assert spec.stat().st_ino == other.stat().st_ino and spec.stat().st_nlink == 2
+        assert stat.S_IMODE(spec.stat().st_mode) == 0o640
+        assert sorted(p.name for p in folder.iterdir()) == ["a.yml", "b.yml"]
+
+
+@needs_root
+@pytest.mark.parametrize("folder_owner, file_owner, mode", [
+    (NOBODY, 0, 0o666),   # root's file, writable by all, in nobody's folder: a rename would give it to nobody
+    (0, NOBODY, 0o644),   # nobody's file in root's folder: no temporary file can be made beside it
+], ids=["another-users-file", "folder-takes-no-new-file"])
+def test_fix_keeps_the_owner_and_writes_where_it_may(folder_owner: int, file_owner: int, mode: int) -> None:
+    with shared_folder(owner=folder_owner) as folder:
+        spec = folder / "a.yml"
+        spec.write_text(JOB)
+        os.chown(spec, file_owner, file_owner)
+        spec.chmod(mode)
+        done = run_as_nobody("--isolated", "--fix", "a.yml", cwd=folder)
+        assert done.returncode == 1 and "Fixed 4 findings" in done.stderr, done.stderr
+        assert spec.read_bytes() == _fixed_bytes(JOB)
+        status = spec.stat()
+        assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (file_owner, file_owner, mode)
+        assert [p.name for p in folder.iterdir()] == ["a.yml"]
+
+
+def test_fix_on_a_folder_writes_no_file_outside_the_paths_named(tmp_path: Path) -> None:
+    jobs, outside = tmp_path / "jobs", tmp_path / "outside"
+    jobs.mkdir()
+    outside.mkdir()
+    (outside / "real.yml").write_text(JOB)
+    (jobs / "away.yml").symlink_to(outside / "real.yml")
+    (jobs / "real.yml").write_text(JOB)
+    (jobs / "alias.yml").symlink_to("real.yml")  # leads inside the folder: written through
+    done = run("--isolated", "--fix", "jobs", cwd=tmp_path)
+    assert (outside / "real.yml").read_text() == JOB
+    assert done.stderr.splitlines()[0] == (
+        f"aml-lint: warning: jobs/away.yml not fixed: it is a link to {outside / 'real.yml'}, outside the paths "
+        "named on the command line; name the file itself to fix it")
+    assert (jobs / "real.yml").read_bytes() == _fixed_bytes(JOB)
+    assert (jobs / "alias.yml").is_symlink() and (jobs / "away.yml").is_symlink()
+    assert "changed while aml-lint ran" not in done.stderr  # the link to a file fixed already
+    assert "jobs/away.yml:6:1: AML101" in done.stdout and "jobs/alias.yml:6" not in done.stdout
+    assert done.returncode == 1
+
+    # Named itself, the link is written through to its target, and stays a link.
+    done = run("--isolated", "--fix", "jobs/away.yml", cwd=tmp_path)
+    assert (outside / "real.yml").read_bytes() == _fixed_bytes(JOB) and (jobs / "away.yml").is_symlink()
+    assert "Fixed 4 findings" in done.stderr
