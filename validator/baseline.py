@@ -34,6 +34,7 @@ The file holds one entry per line, sorted, so that it diffs and merges like sour
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -46,10 +47,21 @@ from .config import Config
 from .diagnostic import Diagnostic
 from .engine import FileReport, LintResult
 from .errors import UsageError
+from .loader import DEFAULT_MAX_BYTES, read_limited
 
 FORMAT_KEY = "aml-lint-baseline"
 FORMAT_VERSION = 1
 HASH_LENGTH = 12  # hex digits: told apart within one file, code and pointer, that is plenty
+# A baseline may be this many times the largest spec (``max-file-size``, 1 MiB by default): 64 MiB
+# by default. An entry is about 200 bytes, so that is some 300,000 findings, more than a large
+# repository has on the day it adopts aml-lint; parsing a baseline that size takes seconds and a
+# few hundred MB, where an unbounded one (a file given by mistake, a generated one gone wrong)
+# could take minutes and gigabytes. Tied to max-file-size, so a repository of big specs that
+# raised that limit gets room for their findings too.
+SIZE_FACTOR = 64
+# The longest file or folder name most file systems take (NAME_MAX); a recorded path with a
+# longer part names no file that could have had a finding.
+MAX_NAME = 255
 
 
 class Fingerprint(NamedTuple):
@@ -69,8 +81,16 @@ class Entry:
 
     def to_json(self) -> str:
         path, code, pointer, value = self.fingerprint
-        return json.dumps({"code": code, "path": path, "pointer": pointer, "value": value,
-                           "line": self.line, "message": self.message}, ensure_ascii=False)
+        fields = {"code": code, "path": path, "pointer": pointer, "value": value,
+                  "line": self.line, "message": self.message}
+        text = json.dumps(fields, ensure_ascii=False)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # A file name that is not UTF-8 (its bytes as surrogates) or a lone surrogate read
+            # from a baseline: escaped, it is still JSON, and reads back as the same string.
+            return json.dumps(fields)
+        return text
 
 
 @dataclass(frozen=True)
@@ -93,11 +113,13 @@ class Match:
 
 @dataclass(frozen=True)
 class Written:
-    """What writing a baseline did: entries now in the file, and the change from the old file."""
+    """What writing a baseline did: entries now in the file, and the change from the old file
+    (``new``: there was none)."""
 
     entries: int
     added: int
     dropped: int
+    new: bool = False
 
 
 class _Invalid(Exception):
@@ -108,41 +130,60 @@ class _Invalid(Exception):
         super().__init__(f"{where}: {reason}")
 
 
+class _TooBig(Exception):
+    """A file over the size limit for a baseline (its message says so, and what to do)."""
+
+
 def _fix(file: Path | str) -> str:
     return f"fix it, or delete it and write it again with `aml-lint --write-baseline {file} PATH`"
 
 
-def load(file: Path) -> Baseline:
-    """Read a baseline file; every problem with it is one :class:`UsageError` naming the file
-    and the fix."""
+def size_limit(config: Config | None = None) -> int:
+    """The largest baseline file read: :data:`SIZE_FACTOR` times the configured max-file-size."""
+    return SIZE_FACTOR * (config.max_file_size if config is not None else DEFAULT_MAX_BYTES)
+
+
+def load(file: Path, max_bytes: int | None = None) -> Baseline:
+    """Read a baseline file (at most ``max_bytes``, default :func:`size_limit`); every problem
+    with it is one :class:`UsageError` naming the file and the fix."""
     try:
-        return _read(file)
+        return _read(file, max_bytes)
     except FileNotFoundError:
         raise UsageError(f"{file}: baseline file not found; create it with "
                          f"`aml-lint --write-baseline {file} PATH`") from None
     except OSError as error:
         raise UsageError(f"{file}: cannot read the baseline: {error.strerror or error}") from None
+    except _TooBig as error:
+        raise UsageError(str(error)) from None
     except _Invalid as error:
         raise UsageError(f"{error}; {_fix(file)}") from None
 
 
-def read_previous(file: Path) -> Baseline | None:
+def read_previous(file: Path, max_bytes: int | None = None) -> Baseline | None:
     """The baseline a write replaces, or None where there is none yet. A file that is there but
     cannot be read as a baseline is refused rather than overwritten: it may be another file
     given by mistake."""
     try:
-        return _read(file)
+        return _read(file, max_bytes)
     except FileNotFoundError:
         return None
     except OSError as error:
         raise UsageError(f"{file}: cannot read the baseline: {error.strerror or error}") from None
+    except _TooBig as error:
+        raise UsageError(str(error)) from None
     except _Invalid as error:
         raise UsageError(f"{error}; --write-baseline overwrites only a baseline: delete the file "
                          "first, or name another one") from None
 
 
-def _read(file: Path) -> Baseline:
-    raw = Path(file).read_bytes()
+def _read(file: Path, max_bytes: int | None = None) -> Baseline:
+    limit = max_bytes if max_bytes is not None else size_limit()
+    # Never more than the limit in memory; a FIFO or a device is refused, not read.
+    raw, size = read_limited(file, limit)
+    if len(raw) > limit:
+        raise _TooBig(f"{file}: the baseline is {size:,} bytes, over the {limit:,}-byte limit for a baseline "
+                      f"({SIZE_FACTOR} times max-file-size); if it is one, raise `max-file-size`, else name "
+                      "the right file")
     try:
         document = json.loads(raw.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -150,17 +191,39 @@ def _read(file: Path) -> Baseline:
     except json.JSONDecodeError as error:
         # A merge conflict in the baseline ends here too.
         raise _Invalid(f"{file}:{error.lineno}:{error.colno}", f"the baseline is not valid JSON ({error.msg})") from None
+    except RecursionError:
+        raise _Invalid(str(file), "the baseline is nested too deeply to be one (its entries are flat objects)") from None
+    except ValueError:
+        # Python refuses to convert an integer of more than 4,300 digits (a denial-of-service guard).
+        raise _Invalid(str(file), "the baseline holds a number too long to read") from None
     if not isinstance(document, dict) or FORMAT_KEY not in document:
         raise _Invalid(str(file), f"not an aml-lint baseline (expected a JSON object with "
                        f"\"{FORMAT_KEY}\": {FORMAT_VERSION} and a list of \"entries\")")
     version = document[FORMAT_KEY]
-    if version != FORMAT_VERSION:
-        raise _Invalid(str(file), f"baseline format {version!r} is not one this aml-lint reads "
+    if type(version) is not int or version != FORMAT_VERSION:
+        raise _Invalid(str(file), f"baseline format {_shown(version)} is not one this aml-lint reads "
                        f"({FORMAT_VERSION}; a newer amllab may read it)")
     items = document.get("entries")
     if not isinstance(items, list):
         raise _Invalid(str(file), "\"entries\" must be a list of findings")
     return Baseline(Path(file), tuple(_entry(item, number, file) for number, item in enumerate(items, 1)))
+
+
+def _shown(value: Any) -> str:
+    """A JSON value, short, for a message (a nested one is cut, never walked to its end)."""
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return json.dumps(value)[:60]
+
+
+def _excerpt(item: dict) -> str:
+    """The start of an entry, to find it by in the file."""
+    try:
+        return json.dumps(item)[:120]
+    except (RecursionError, ValueError):  # nested deeper than the encoder goes
+        return "{" + ", ".join(f"{json.dumps(key)}: {_shown(value)}" for key, value in list(item.items())[:4]) + "}"
 
 
 def _entry(item: Any, number: int, file: Path) -> Entry:
@@ -169,12 +232,25 @@ def _entry(item: Any, number: int, file: Path) -> Entry:
         raise _Invalid(str(file), f"{where} is not an object")
     for key in Fingerprint._fields:
         if not isinstance(item.get(key), str):
-            raise _Invalid(str(file), f"{where} has no text \"{key}\" ({json.dumps(item)[:120]})")
+            raise _Invalid(str(file), f"{where} has no text \"{key}\" ({_excerpt(item)})")
+    problem = _path_problem(item["path"])
+    if problem:
+        raise _Invalid(str(file), f"{where}: its path {problem}")
     line = item.get("line", 0)
     message = item.get("message", "")
     return Entry(Fingerprint(*(item[key] for key in Fingerprint._fields)),
                  line if isinstance(line, int) and not isinstance(line, bool) else 0,
                  message if isinstance(message, str) else "")
+
+
+def _path_problem(path: str) -> str | None:
+    """Why a recorded path names no file that could have had a finding, or None."""
+    if "\0" in path:
+        return "holds a NUL character"
+    longest = max(path.split("/"), key=len)
+    if len(longest) > MAX_NAME:
+        return f"has a part of {len(longest):,} characters (a file or folder name has at most {MAX_NAME})"
+    return None
 
 
 def relative_path(shown: str, folder: Path) -> str:
@@ -273,8 +349,18 @@ class _Scope:
 
     def gone(self, fingerprint: Fingerprint) -> bool:
         path = fingerprint.path
-        return fingerprint.path not in self.linted and not path.startswith("<") \
-            and not (self.folder / path).exists()
+        if path in self.linted or path.startswith("<"):
+            return False
+        try:
+            os.stat(self.folder / path)
+        except ValueError:  # a name no file can have here (not encodable)
+            return True
+        except OSError as error:
+            # Gone, or a path no file can have; any other error (a folder we may not read)
+            # may hide a file that is there: its entries are kept.
+            return isinstance(error, (FileNotFoundError, NotADirectoryError)) \
+                or error.errno in (errno.ENAMETOOLONG, errno.ELOOP)
+        return False
 
 
 def apply(baseline: Baseline, result: LintResult, config: Config) -> Match:
@@ -308,31 +394,27 @@ def render(entries: Iterable[Entry]) -> str:
     return head + "\n" + ",\n".join("    " + e.to_json() for e in ordered) + "\n  ]\n}\n"
 
 
-def _readable_like_source(file: Path) -> None:
-    """The atomic write's temporary file is private (0600); a baseline is committed and shared
-    like the specs, so it gets the mode a new file gets here."""
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(file, 0o666 & ~umask)
-    except OSError:
-        pass  # a file system without modes: nothing to share
+def write(file: Path, result: LintResult, config: Config) -> Written:
+    """Record this run's findings in ``file``. Entries of the baseline already there that this
+    run did not check (another file, a rule not selected) are kept; those of files that are gone
+    are dropped, like those of fixed findings.
 
-
-def write(file: Path, result: LintResult, config: Config, previous: Baseline | None = None) -> Written:
-    """Record this run's findings in ``file`` (atomically). Entries of ``previous`` that this run
-    did not check (another file, a rule not selected) are kept; those of files that are gone are
-    dropped, like those of fixed findings."""
-    from .paths import write_text_atomic
+    The file is read, merged and written under a lock (:func:`validator.paths.locked_beside`),
+    so that two runs writing one baseline at once (on different files) both keep their
+    entries; it is written through a symbolic link to its target, the link kept, with its mode
+    (a new one gets a new file's), atomically (:func:`validator.paths.rewrite_file`). Raises
+    UsageError when the file there is no baseline, OSError when it cannot be written."""
+    from .paths import locked_beside, rewrite_file
 
     folder = Path(os.path.abspath(file)).parent
     entries = [Entry(fingerprint, diagnostic.line, diagnostic.message)
                for report in result.files for diagnostic, fingerprint in fingerprints(report, folder)]
-    old = list(previous.entries) if previous is not None else []
     scope = _Scope(result, config, folder)
-    entries += [e for e in old if not (scope.checked(e.fingerprint) or scope.gone(e.fingerprint))]
-    write_text_atomic(Path(file), render(entries))
-    _readable_like_source(Path(file))
+    with locked_beside(file):
+        previous = read_previous(file, size_limit(config))
+        old = list(previous.entries) if previous is not None else []
+        entries += [e for e in old if not (scope.checked(e.fingerprint) or scope.gone(e.fingerprint))]
+        rewrite_file(file, render(entries).encode("utf-8"))
     before = Counter(e.fingerprint for e in old)
     after = Counter(e.fingerprint for e in entries)
-    return Written(len(entries), sum((after - before).values()), sum((before - after).values()))
+    return Written(len(entries), sum((after - before).values()), sum((before - after).values()), previous is None)

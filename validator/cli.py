@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, NoReturn, Sequence
 from . import __version__
 
 if TYPE_CHECKING:
-    from .baseline import Baseline
     from .config import Config
     from .engine import LintResult
 
@@ -249,15 +248,15 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
         config = config.with_overrides(**overrides)
 
         # The baseline is read before the lint, so that a bad one fails at once.
-        baseline = previous = None
+        baseline = None
         if args.write_baseline:
             from . import baseline as baselines
 
-            previous = baselines.read_previous(args.write_baseline)
+            baselines.read_previous(args.write_baseline, baselines.size_limit(config))
         elif not args.no_baseline and (args.baseline or config.baseline):
             from . import baseline as baselines
 
-            baseline = baselines.load(args.baseline or config.baseline)
+            baseline = baselines.load(args.baseline or config.baseline, baselines.size_limit(config))
 
         paths = args.paths or ["."]
         if "-" in paths:
@@ -296,7 +295,7 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
         if args.diff:
             return 1 if fixed else 0
     if args.write_baseline:
-        status = _write_baseline(args.write_baseline, result, config, previous)
+        status = _write_baseline(args.write_baseline, result, config)
         return 2 if fixing is not None and fixing.unwritable else status
     if baseline is not None:
         match = baselines.apply(baseline, result, config)
@@ -331,14 +330,18 @@ def _run(args: argparse.Namespace, parser: argparse.ArgumentParser, as_program: 
     return 1 if any(d.severity is Severity.ERROR for d in result.diagnostics) else 0
 
 
-def _write_baseline(file: Path, result: "LintResult", config: "Config", previous: "Baseline | None") -> int:
+def _write_baseline(file: Path, result: "LintResult", config: "Config") -> int:
     from . import baseline as baselines
+    from .errors import UsageError
 
     try:
-        written = baselines.write(file, result, config, previous)
+        # Read again under its lock, merged and written: another run may have written it since.
+        written = baselines.write(file, result, config)
+    except UsageError as error:
+        return _fail(str(error))
     except OSError as error:
         return _fail(f"{file}: cannot write the baseline: {error.strerror or error}")
-    change = ("a new baseline" if previous is None
+    change = ("a new baseline" if written.new
               else f"{written.added} new, {written.dropped} fixed or gone dropped")
     sys.stderr.write(f"aml-lint: {_plural(written.entries, 'finding')} recorded in {file} ({change}); "
                      f"`aml-lint --baseline {file}` reports only findings not recorded there\n")

@@ -5,6 +5,7 @@ value), not by line; later runs report only new ones."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from collections import Counter
 from pathlib import Path
@@ -280,3 +281,130 @@ def test_a_bad_configured_baseline_key_is_one_clear_message(project: Path, capsy
     status, _, err = lint(capsys, "jobs")
     assert status == 2 and "missing.json: baseline file not found" in err
     assert lint(capsys, "--no-baseline", "jobs").status == 1
+
+
+# ----------------------------------------------------------------------------- hostile baselines
+def _baseline(*entries: dict) -> str:
+    return json.dumps({"aml-lint-baseline": 1, "entries": list(entries)})
+
+
+ENTRY = {"code": "AML101", "path": "jobs/bad.yml", "pointer": "/comptue", "value": "0123456789ab"}
+
+
+@pytest.mark.parametrize("content, expected", [
+    ('{"aml-lint-baseline": 1, "entries": [{"code": "AML101", "path": "jobs/bad.yml", "pointer": "/x", '
+     '"value": "a", "line": ' + "9" * 5000 + "}]}", "b.json: the baseline holds a number too long to read; "),
+    ('{"aml-lint-baseline": 1, "entries": [' + "[" * 200_000 + "]" * 200_000 + "]}",
+     "b.json: the baseline is nested too deeply to be one (its entries are flat objects); "),
+    (_baseline(dict(ENTRY, path="x" * 300 + "/bad.yml")),
+     'b.json: entry 1 of "entries": its path has a part of 300 characters (a file or folder name has at most 255)'),
+    (_baseline(dict(ENTRY, path="jobs/\u0000.yml")), 'b.json: entry 1 of "entries": its path holds a NUL character'),
+    ('{"aml-lint-baseline": true, "entries": []}', "b.json: baseline format true is not one this aml-lint reads"),
+], ids=["long-number", "deep", "long-name", "nul", "true-is-no-version"])
+@pytest.mark.parametrize("flag", ["--baseline", "--write-baseline"])
+def test_a_hostile_baseline_is_one_line_and_status_2(project: Path, capsys, content: str, expected: str,
+                                                     flag: str) -> None:
+    (project / "b.json").write_text(content)
+    status, out, err = lint(capsys, flag, "b.json", "jobs")
+    assert status == 2 and out == "", err
+    assert err.startswith(f"aml-lint: error: {expected}") and err.count("\n") == 1, err
+    assert (project / "b.json").read_text() == content
+
+
+def test_a_baseline_over_the_limit_is_refused_before_it_is_read(project: Path, capsys) -> None:
+    # 64 times max-file-size: with a 100-byte limit for specs, 6,400 bytes for a baseline.
+    big = _baseline(*[dict(ENTRY, message="x" * 100)] * 60)
+    assert len(big) > 6400
+    (project / "b.json").write_text(big)
+    for flag in ("--baseline", "--write-baseline"):
+        status, _, err = lint(capsys, "--max-file-size", "100", flag, "b.json", "jobs/warn.yml")
+        assert status == 2
+        assert err == (f"aml-lint: error: b.json: the baseline is {len(big):,} bytes, over the 6,400-byte limit "
+                       "for a baseline (64 times max-file-size); if it is one, raise `max-file-size`, else name "
+                       "the right file\n")
+    read = lint(capsys, "--baseline", "b.json", "jobs")  # 64 MiB by default: read, and matched
+    assert read.status == 1 and "60 baseline entries no longer match" in read.out, read
+
+
+def test_a_baseline_that_is_a_fifo_is_refused_not_read(project: Path, capsys) -> None:
+    import os
+
+    os.mkfifo(project / "b.json")
+    status, _, err = lint(capsys, "--baseline", "b.json", "jobs")
+    assert status == 2 and err == "aml-lint: error: b.json: cannot read the baseline: not a regular file but " \
+                                  "a named pipe (FIFO)\n"
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+                    max_leaves=20)
+# Entries close to real ones, so that the fuzz gets past the shape checks to matching and writing.
+TEXT = st.one_of(st.text(max_size=20), st.sampled_from(["jobs/bad.yml", "AML101", "/comptue", "", "<stdin>",
+                                                        "x" * 256, "../up.yml", "/abs.yml", "\udcff.yml", "\ud800"]))
+ENTRIES = st.lists(st.fixed_dictionaries(
+    {"code": TEXT, "path": TEXT, "pointer": TEXT, "value": TEXT},
+    optional={"line": JSON, "message": st.one_of(TEXT, JSON), "extra": JSON}), max_size=5)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(
+    st.binary(max_size=200),
+    JSON.map(lambda document: json.dumps(document).encode()),
+    ENTRIES.map(lambda entries: json.dumps({"aml-lint-baseline": 1, "entries": entries}).encode()),
+))
+def test_any_baseline_file_is_a_baseline_or_one_clear_error(raw: bytes) -> None:
+    import tempfile
+
+    from validator.config import Config
+    from validator.errors import UsageError
+
+    with tempfile.TemporaryDirectory() as folder:
+        file = Path(folder) / "b.json"
+        file.write_bytes(raw)
+        try:
+            baseline = baselines.load(file)
+        except UsageError as error:
+            assert str(error).startswith(f"{file}") and "\n" not in str(error)
+            return
+        # Read, it can be matched against a run and written again.
+        report = lint_text(BAD, str(Path(folder) / "jobs" / "bad.yml"))
+        baselines.apply(baseline, LintResult([report]), Config())
+        baselines.write(file, LintResult([lint_text(BAD, str(Path(folder) / "bad.yml"))]), Config())
+        assert baselines.load(file).entries is not None
+
+
+# ----------------------------------------------------------------------------- writing, safely
+def test_two_runs_writing_one_baseline_keep_both_sets(tmp_path: Path) -> None:
+    import subprocess
+
+    from amllint import BIN
+
+    for group in ("a", "b"):
+        (tmp_path / group).mkdir()
+        for number in range(6):
+            (tmp_path / group / f"job{number}.yml").write_text(BAD.replace("cpu-cluster", f"cluster-{number}"))
+    for trial in range(4):
+        (tmp_path / "b.json").unlink(missing_ok=True)
+        environment = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
+        runs = [subprocess.Popen([str(BIN / "aml-lint"), "--isolated", "-j", "1", "--write-baseline", "b.json", group],
+                                 cwd=tmp_path, env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                 text=True) for group in ("a", "b")]
+        for process in runs:
+            out, err = process.communicate(timeout=120)
+            assert process.returncode == 0, err
+        recorded = {e["path"].split("/")[0] for e in entries(tmp_path / "b.json")}
+        assert recorded == {"a", "b"}, f"trial {trial}: only {recorded} recorded"
+        assert len(entries(tmp_path / "b.json")) == 12
+        assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "b.json"]  # no lock file left
+
+
+def test_write_baseline_writes_through_a_link_and_keeps_it(project: Path, capsys) -> None:
+    (project / "store").mkdir()
+    (project / "store" / "b.json").write_text(_baseline())
+    (project / "store" / "b.json").chmod(0o640)
+    (project / "b.json").symlink_to("store/b.json")
+    assert lint(capsys, "--write-baseline", "b.json", "jobs").status == 0
+    assert (project / "b.json").is_symlink()
+    assert [e["code"] for e in entries(project / "store" / "b.json")] == ["AML101", "AML205"]
+    assert (project / "store" / "b.json").stat().st_mode & 0o777 == 0o640  # its mode kept
+    assert lint(capsys, "--baseline", "b.json", "jobs").status == 0

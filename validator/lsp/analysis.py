@@ -94,7 +94,7 @@ class Baselines:
             stamp = -1
         cached = self.cache.get(file)
         if cached is None or cached[0] != stamp:
-            cached = (stamp, baselines.load(file))
+            cached = (stamp, baselines.load(file, baselines.size_limit(config)))
             self.cache[file] = cached
         baselines.apply(cached[1], LintResult([report]), config)
 
