@@ -408,3 +408,14 @@ def test_write_baseline_writes_through_a_link_and_keeps_it(project: Path, capsys
     assert [e["code"] for e in entries(project / "store" / "b.json")] == ["AML101", "AML205"]
     assert (project / "store" / "b.json").stat().st_mode & 0o777 == 0o640  # its mode kept
     assert lint(capsys, "--baseline", "b.json", "jobs").status == 0
+
+
+def test_a_file_name_that_is_not_utf8_is_recorded_and_matched(project: Path, capsys) -> None:
+    # Its bad byte reaches aml-lint as a surrogate (os.fsdecode); written unescaped, it could
+    # not be encoded as UTF-8.
+    (project / os.fsdecode(b"jobs/bad\xff.yml")).write_text(BAD)
+    wrote = lint(capsys, "--write-baseline", "b.json", "jobs")
+    assert wrote.status == 0 and "3 findings recorded" in wrote.err, wrote.err
+    assert '"path": "jobs/bad\\udcff.yml"' in (project / "b.json").read_text()
+    read = lint(capsys, "--baseline", "b.json", "jobs")
+    assert read.status == 0 and "3 findings suppressed by the baseline." in read.out
