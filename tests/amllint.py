@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -37,15 +38,31 @@ def run(*args: str, cwd: Path, stdin: str | None = None, env: dict | None = None
 
 # Permission bits bind a user, not root: these tests run aml-lint as `nobody`.
 NOBODY = 65534
-needs_root = pytest.mark.skipif(os.geteuid() != 0 or shutil.which("setpriv") is None,
-                                reason="running as another user needs root and setpriv")
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="running as another user needs root")
+
+# aml-lint in a child that becomes `nobody` (no groups) once it has loaded what the linter
+# imports, lazily too (a lint, a fix and a baseline of a spec with a fixable error, in a folder
+# of its own, while still root): the interpreter and the checkout need not be readable by nobody
+# (a clone in a private folder, a Python under /root).
+AS_NOBODY = f"""
+import contextlib, io, os, sys, tempfile
+from pathlib import Path
+from validator import cli
+with tempfile.TemporaryDirectory() as warm, contextlib.redirect_stdout(io.StringIO()), \\
+        contextlib.redirect_stderr(io.StringIO()):
+    spec = Path(warm, "job.yml")
+    spec.write_text({BAD!r})
+    for arguments in (["--diff"], ["--write-baseline", str(Path(warm, "b.json"))], ["--fix"], []):
+        cli.main(["--isolated", *arguments, str(spec)])
+os.setgroups([]); os.setgid({NOBODY}); os.setuid({NOBODY})
+sys.exit(cli.main(sys.argv[1:]))
+"""
 
 
-def run_as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    """aml-lint as the user `nobody` (no groups), in ``cwd``: see :func:`shared_folder`."""
+def run_as_nobody(*args: str, cwd: Path, text: bool = True) -> subprocess.CompletedProcess:
+    """aml-lint as the user `nobody`, in ``cwd``: see :func:`shared_folder`."""
     environment = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
-    return subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups",
-                           str(BIN / "aml-lint"), *args], cwd=cwd, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-c", AS_NOBODY, *args], cwd=cwd, capture_output=True, text=text,
                           env=environment, timeout=120, stdin=subprocess.DEVNULL)
 
 

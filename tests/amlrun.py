@@ -106,3 +106,18 @@ def pid_gone(pid: int) -> bool:
         return True
     state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] if Path(f"/proc/{pid}").exists() else "X"
     return state in ("Z", "X")
+
+
+def command_lines() -> list[tuple[int, bytes]]:
+    """Every live process with its command line (arguments joined by NUL bytes), read from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            argv = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if not pid_gone(int(entry)):
+            found.append((int(entry), argv))
+    return found

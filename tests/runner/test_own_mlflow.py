@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, lab, pid_gone, submit, wait_for, write_job  # noqa: F401
+from amlrun import aml_run, command_lines, lab, submit, wait_for, write_job  # noqa: F401
 from runner import jobs, mlflow_server
 from runner.workspace import Workspace
 
@@ -133,17 +133,9 @@ early_termination: {type: median_stopping, evaluation_interval: 1, delay_evaluat
 
 def _servers_over(workspace: Workspace) -> list[int]:
     """The loopback servers' processes (watcher, mlflow server, uvicorn) over this workspace's store."""
-    found = []
     needle = str(workspace.folder / "mlflow.db").encode()
-    for entry in os.listdir("/proc"):
-        try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if entry.isdigit() and needle in argv and (b"mlflow_server" in argv or b"uvicorn" in argv
-                                                   or b"mlflow\0server" in argv) and not pid_gone(int(entry)):
-            found.append(int(entry))
-    return found
+    return [pid for pid, argv in command_lines()
+            if needle in argv and (b"mlflow_server" in argv or b"uvicorn" in argv or b"mlflow\0server" in argv)]
 
 
 def test_a_killed_supervisor_leaves_no_server_behind(tmp_path: Path) -> None:

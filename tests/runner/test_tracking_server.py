@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from amlrun import aml_run, lab, pid_gone, write_job  # noqa: F401
+from amlrun import aml_run, command_lines, lab, write_job  # noqa: F401
 from runner import jobs, status
 from runner.mlflow_server import LoopbackServer
 from runner.workspace import Workspace
@@ -90,14 +90,9 @@ def _group(pgid: int) -> dict[str, int]:
 def _watcher_of(workspace: Workspace) -> int:
     """The watcher of the (one) loopback server over this workspace's store."""
     needle = str(workspace.folder / "mlflow.db").encode()
-    for entry in os.listdir("/proc"):
-        try:
-            argv = Path(f"/proc/{entry}/cmdline").read_bytes()
-        except OSError:
-            continue
-        if entry.isdigit() and needle in argv and b"runner.mlflow_server" in argv and b"--keeper" not in argv \
-                and not pid_gone(int(entry)):
-            return int(entry)
+    for pid, argv in command_lines():
+        if needle in argv and b"runner.mlflow_server" in argv and b"--keeper" not in argv:
+            return pid
     raise AssertionError("no loopback server over the workspace's store")
 
 

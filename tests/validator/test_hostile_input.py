@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from amllint import needs_root, run_as_nobody
 from conftest import BIN
 from validator.config import Config
 from validator.engine import lint_file
@@ -158,24 +159,6 @@ def test_a_caret_far_into_a_long_line_stays_under_its_character() -> None:
     assert snippet("short", 2, 1) == ("short", 2, 1)
 
 
-# The linter runs in a child that drops to `nobody` after importing it (the interpreter's own
-# files may not be readable by nobody): permission bits bind nobody, not root.
-AS_NOBODY = """
-import contextlib, io, os, sys
-from validator import cli
-with contextlib.redirect_stdout(io.StringIO()):  # a first run loads what the linter imports lazily
-    cli.main(["--isolated", "job.yml"])
-os.setgroups([]); os.setgid(65534); os.setuid(65534)
-sys.exit(cli.main(sys.argv[1:]))
-"""
-
-
-def run_as_nobody(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    environment = {k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"}
-    return subprocess.run([sys.executable, "-c", AS_NOBODY, "--isolated", *args], cwd=cwd,
-                          capture_output=True, env=environment, timeout=60, stdin=subprocess.DEVNULL)
-
-
 @pytest.fixture
 def locked() -> Path:
     """A tree readable by anyone but for one folder."""
@@ -193,12 +176,9 @@ def locked() -> Path:
     shutil.rmtree(tree)
 
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="dropping to another user needs root")
-
-
 @needs_root
 def test_an_unreadable_folder_is_skipped_with_a_warning(locked: Path) -> None:
-    result = run_as_nobody(".", cwd=locked)
+    result = run_as_nobody("--isolated", ".", cwd=locked, text=False)
     _no_crash(result)
     assert result.returncode == 0, _text(result)
     assert "aml-lint: warning: cannot read folder ./locked: Permission denied; skipped" in result.stderr.decode()
@@ -207,7 +187,7 @@ def test_an_unreadable_folder_is_skipped_with_a_warning(locked: Path) -> None:
 
 @needs_root
 def test_a_file_inside_an_unreadable_folder_is_one_message(locked: Path) -> None:
-    result = run_as_nobody("locked/secret.yml", cwd=locked)
+    result = run_as_nobody("--isolated", "locked/secret.yml", cwd=locked, text=False)
     assert result.returncode == 1, _text(result)
     assert "Traceback" not in _text(result)
     assert "locked/secret.yml:1:1: AML000 error: cannot read file: Permission denied" in _text(result)
