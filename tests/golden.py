@@ -31,8 +31,15 @@ def fixed_file(case: Path) -> Path:
     return case.with_name(case.name[: -len(case.suffix)] + FIXED_SUFFIX)
 
 
-def case_files() -> list[Path]:
-    return sorted(p for p in GOLDEN.rglob("*") if p.suffix in (".yml", ".yaml") and not is_fixed_file(p))
+# A case is a YAML spec, or Python source building jobs with the SDK v2 (a file or a notebook)
+# right in a rule's folder: the Python below it (src/train.py) is what the specs run.
+YAML_CASES = (".yml", ".yaml")
+PYTHON_CASES = (".py", ".ipynb")
+
+
+def case_files(folder: Path = GOLDEN) -> list[Path]:
+    return sorted(p for p in folder.rglob("*") if not is_fixed_file(p) and (
+        p.suffix in YAML_CASES or (p.suffix in PYTHON_CASES and p.parent.parent == GOLDEN)))
 
 
 def case_config(case: Path) -> tuple[Config, list[str]]:

@@ -298,13 +298,16 @@ class _Values:
 
     def lines(self) -> list[str]:
         if self._lines is None:
-            self._lines = (self.report.text or "").splitlines()
+            # A notebook's findings are placed in its code cells joined, not in its JSON.
+            source = self.report.source if self.report.source is not None else self.report.text
+            self._lines = (source or "").splitlines()
         return self._lines
 
     def data(self) -> Any:
         if not self._parsed:
             self._parsed = True
-            if self.report.text is not None:
+            if self.report.text is not None and self.report.source is None \
+                    and not self.report.path.endswith((".py", ".ipynb")):
                 from .loader import parse
 
                 self._data = parse(self.report.path, self.report.text)[0].data

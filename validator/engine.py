@@ -22,6 +22,7 @@ from .schema_check import check_schema
 from .workspace import Registry
 
 YAML_SUFFIXES = (".yml", ".yaml")
+PYTHON_SUFFIXES = (".py", ".ipynb")  # jobs written with the SDK v2 (validator/python_jobs)
 SKIP_DIRS = {"node_modules", "__pycache__", "venv", "site-packages"}
 
 
@@ -37,6 +38,10 @@ class FileReport:
     # drops it): with it, ``text`` gives back those very bytes, which `--fix` checks the file
     # still holds before it writes. None for a text given as text (lint_text).
     bom: bool | None = field(default=None, repr=False)
+    # A notebook's findings are placed in its code cells joined into one text (``source``):
+    # (the line each cell starts on, its number), for reports that say "cell 3, line 2".
+    cells: tuple[tuple[int, int], ...] = field(default=(), repr=False)
+    source: str | None = field(default=None, repr=False)
 
     def count(self, severity: Severity) -> int:
         return sum(1 for d in self.diagnostics if d.severity is severity)
@@ -162,7 +167,8 @@ def _analysed(path: Path, shown: str, max_bytes: int, registry: Registry | None 
                 _ANALYSED.clear()
             _ANALYSED[key] = report
     diagnostics = [d if d.path == shown else replace(d, path=shown) for d in report.diagnostics]
-    return FileReport(shown, report.kind, report.skipped, diagnostics, report.text, report.bom)
+    return FileReport(shown, report.kind, report.skipped, diagnostics, report.text, report.bom, report.cells,
+                      report.source)
 
 
 def lint_file(path: Path, config: Config | None = None, display: str | None = None) -> FileReport:
@@ -184,6 +190,8 @@ references.set_linter(_lint_referenced)
 def _analyse(path: str, text: str, base_dir: Path | None, registry: Registry | None = None,
              source: str | None = None) -> FileReport:
     try:
+        if path.endswith(PYTHON_SUFFIXES):
+            return _analyse_python(path, text, base_dir, registry)
         return _analyse_unguarded(path, text, base_dir, registry, source)
     except Exception as error:  # a bug of ours: one clear line, never a traceback
         return FileReport(path, text=text, diagnostics=[Diagnostic(
@@ -216,10 +224,41 @@ def _analyse_unguarded(path: str, text: str, base_dir: Path | None, registry: Re
     return report
 
 
+def _analyse_python(path: str, text: str, base_dir: Path | None, registry: Registry | None) -> FileReport:
+    """A ``.py`` file or a notebook: each job it submits checked as the spec it becomes
+    (validator/python_jobs), the findings placed on the Python source."""
+    from . import python_jobs
+
+    analysis = python_jobs.analyse(path, text, base_dir or Path.cwd())
+    source = analysis.source
+    report = FileReport(path, text=text, diagnostics=list(analysis.findings))
+    if source is not None:
+        report.cells, report.source = source.cells, source.text
+    if source is None or not python_jobs.imports_sdk(source.text):
+        return report  # not a notebook, or no azure-ai-ml code: nothing to check
+    report.kind = python_jobs.KIND
+    checks_for(python_jobs.KIND)  # the family that declares what only the source shows
+    seen = {(d.line, d.column, d.code) for d in report.diagnostics}
+    for document, unknown in analysis.documents:
+        document.workspace = registry
+        found = check_schema(document) + _run_checks(document)
+        for diagnostic in found:
+            # A YAML rule's fix edits YAML text: none applies to Python source.
+            diagnostic = replace(diagnostic, path=path, fix=None)
+            # One mistake in an object two submitted jobs share (a command, and the sweep of it)
+            # is reported once, at its place in the source.
+            key = (diagnostic.line, diagnostic.column, diagnostic.code)
+            if key not in seen and not python_jobs.covered(diagnostic, unknown) \
+                    and not python_jobs.made_at_runtime(diagnostic, document, analysis.created):
+                seen.add(key)
+                report.diagnostics.append(diagnostic)
+    return report
+
+
 def _finish(report: FileReport, config: Config) -> FileReport:
     """Apply the configuration and the file's suppression comments (to a report of our own)."""
     path = report.path
-    text = report.text or ""
+    text = report.source if report.source is not None else report.text or ""
     kept = []
     for diagnostic in report.diagnostics:
         if not config.enabled(diagnostic.code, path):
@@ -254,7 +293,7 @@ def iter_spec_files(paths: Iterable[Path], unreadable: list[str] | None = None) 
             for folder, dirs, files in os.walk(path, onerror=note):
                 dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
                 for name in sorted(files):
-                    if name.endswith(YAML_SUFFIXES):
+                    if name.endswith(YAML_SUFFIXES) or name.endswith(PYTHON_SUFFIXES):
                         candidate = Path(folder) / name
                         status = fs.stat(candidate)
                         # A dangling link is kept: linting it says it cannot be read.

@@ -94,13 +94,35 @@ def summary(result: LintResult, shown: list[Diagnostic]) -> str:
     return f"Found {_plural(errors, 'error')} and {_plural(warnings, 'warning')} ({tail}).{stale}"
 
 
+def cell_of(cells: tuple[tuple[int, int], ...], line: int) -> tuple[int, int] | None:
+    """A notebook's (cell number, line in that cell) of a line of its code cells joined."""
+    found = None
+    for start, number in cells:
+        if start > line:
+            break
+        found = (number, line - start + 1)
+    return found
+
+
+def location(diagnostic: Diagnostic, cells: tuple[tuple[int, int], ...] = ()) -> tuple[str, int]:
+    """How a finding's place is written (``path:line:col``, in a notebook ``path:cell N:line:col``
+    as Jupyter numbers cells), and the line number its excerpt shows."""
+    cell = cell_of(cells, diagnostic.line) if cells else None
+    if cell is None:
+        return f"{diagnostic.path}:{diagnostic.line}:{diagnostic.column}", diagnostic.line
+    return f"{diagnostic.path}:cell {cell[0]}:{cell[1]}:{diagnostic.column}", cell[1]
+
+
 def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, color: bool,
                verbose: bool = False) -> None:
-    sources = {printable(f.path): f.text.splitlines() for f in result.files if f.text is not None}
+    sources = {printable(f.path): (f.source if f.source is not None else f.text).splitlines()
+               for f in result.files if f.text is not None}
+    cells = {printable(f.path): f.cells for f in result.files if f.cells}
     shown_lines: dict[tuple[str, int], str] = {}  # each source line prepared once, however many findings
     for diagnostic in map(_printable, shown):
         severity = str(diagnostic.severity)
-        head = (f"{_paint(f'{diagnostic.path}:{diagnostic.line}:{diagnostic.column}:', 'bold', color)} "
+        where, number = location(diagnostic, cells.get(diagnostic.path, ()))
+        head = (f"{_paint(where + ':', 'bold', color)} "
                 f"{_paint(diagnostic.code, severity, color)} {_paint(severity, severity, color)}: "
                 f"{diagnostic.message}")
         out.write(head + "\n")
@@ -109,14 +131,14 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
             source = shown_lines.get((diagnostic.path, diagnostic.line))
             if source is None:
                 source = shown_lines[(diagnostic.path, diagnostic.line)] = lines[diagnostic.line - 1].expandtabs(1)
-            gutter = " " * len(str(diagnostic.line))
+            gutter = " " * len(str(number))
             width = 1
             if diagnostic.end_column > diagnostic.column:
                 width = diagnostic.end_column - diagnostic.column
             width = max(1, min(width, len(source) - diagnostic.column + 1))
             source, at, width = snippet(source, diagnostic.column, width)
             caret = " " * (at - 1) + "^" + "~" * (width - 1)
-            out.write(f"{gutter} |\n{diagnostic.line} | {source}\n{gutter} | {_paint(caret, severity, color)}\n")
+            out.write(f"{gutter} |\n{number} | {source}\n{gutter} | {_paint(caret, severity, color)}\n")
             if diagnostic.hint:
                 out.write(f"{gutter} = {_paint('help', 'bold', color)}: {diagnostic.hint}\n")
         elif diagnostic.hint:
@@ -131,10 +153,21 @@ def write_text(result: LintResult, shown: list[Diagnostic], out: TextIO, *, colo
     out.write(_paint(text, "green" if text.startswith("All clean") else "bold", color) + "\n")
 
 
+def _with_cell(diagnostic: Diagnostic, cells: dict[str, tuple[tuple[int, int], ...]]) -> dict:
+    """A finding as JSON; in a notebook, with its cell and its line in that cell (``line`` counts
+    the code cells joined)."""
+    payload = _printable(diagnostic).to_dict()
+    cell = cell_of(cells[diagnostic.path], diagnostic.line) if diagnostic.path in cells else None
+    if cell is not None:
+        payload["cell"], payload["cell_line"] = cell
+    return payload
+
+
 def write_json(result: LintResult, shown: list[Diagnostic], out: TextIO) -> None:
+    cells = {f.path: f.cells for f in result.files if f.cells}
     payload = {
         "version": __version__,
-        "diagnostics": [_printable(d).to_dict() for d in shown],
+        "diagnostics": [_with_cell(d, cells) for d in shown],
         "files": [{"path": printable(f.path), "kind": f.kind, "skipped": f.skipped} for f in result.files],
         "summary": {
             "errors": sum(1 for d in shown if d.severity is Severity.ERROR),

@@ -71,6 +71,30 @@ def test_hook_fails_on_a_bad_spec_and_passes_on_good_ones(hook_source: Path, tmp
     assert "Passed" in result.stdout
 
 
+def _notebook(*cells: str) -> str:
+    import json
+
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                  "source": cell} for cell in cells], "metadata": {}, "nbformat": 4,
+                       "nbformat_minor": 5})
+
+
+def test_hook_reads_notebooks_and_python_files_without_running_them(hook_source: Path, tmp_path: Path) -> None:
+    header = "from azure.ai.ml import MLClient, command\nml_client = MLClient.from_config()\n"
+    job = ('job = command(command="python train.py", environment="sklearn:1", {compute}="cpu-cluster")\n'
+           "ml_client.jobs.create_or_update(job)\n")
+    repo = make_repo(tmp_path / "notebooks", {
+        "train.ipynb": _notebook("%pip install azure-ai-ml\n" + header, job.format(compute="comptue")),
+        "submit.py": header + "open('ran', 'w')\n" + job.format(compute="compute"),
+        "src/train.py": "print('training')\n",
+    })
+    result = try_repo(hook_source, repo, tmp_path / "pre-commit-home")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "train.ipynb:cell 2:1:" in output and "AML901" in output and "'comptue'" in output
+    assert "submit.py" not in output.replace("Found", "") and not (repo / "ran").exists()
+
+
 
 def test_configured_hook_installs_without_torch_mlflow_or_textual(hook_source: Path, tmp_path: Path) -> None:
     """A team's .pre-commit-config.yaml pointing at the repository: the hook's environment is the

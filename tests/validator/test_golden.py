@@ -36,7 +36,7 @@ def _codes_in(out_text: str) -> set[str]:
 def test_every_rule_has_failing_and_passing_golden_cases(code: str) -> None:
     """Each rule's folder holds at least one case that reports it and one that is clean of it."""
     folder = GOLDEN / code
-    cases = sorted(p for p in folder.glob("*.y*ml") if not is_fixed_file(p)) if folder.is_dir() else []
+    cases = case_files(folder) if folder.is_dir() else []
     assert cases, f"no golden cases for {code} in {folder.relative_to(ROOT)}"
     reported = [c for c in cases if code in _codes_in(c.with_suffix(".out").read_text())]
     clean = [c for c in cases if code not in _codes_in(c.with_suffix(".out").read_text())]

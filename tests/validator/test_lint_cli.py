@@ -117,8 +117,8 @@ def test_usage_errors_exit_two_with_one_line(project: Path) -> None:
     missing = run("nope.yml", cwd=project)
     assert missing.returncode == 2
     assert missing.stderr == "aml-lint: error: no such file or directory: nope.yml\n"
-    bad_select = run("--select", "AML9", "jobs", cwd=project)
-    assert bad_select.returncode == 2 and "unknown rule code 'AML9'" in bad_select.stderr
+    bad_select = run("--select", "AML99", "jobs", cwd=project)
+    assert bad_select.returncode == 2 and "unknown rule code 'AML99'" in bad_select.stderr
     assert "Traceback" not in missing.stderr + bad_select.stderr
 
 

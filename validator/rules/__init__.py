@@ -39,6 +39,7 @@ FAMILIES: dict[str, frozenset[str]] = {
     "schedule": frozenset({"schedule"}),  # AML601-AML699  triggers, cron, recurrence, times, create_job
     "training_code": _JOBS_AND_COMPONENTS,  # AML701-AML799  the training script: metrics, flags, outputs
     "assets": ALL_KINDS,               # AML801-AML899  azureml: references, local paths, workspace registry
+    "python_source": frozenset({"python"}),  # AML901-AML999  jobs written in Python: what only the source shows
 }
 
 
