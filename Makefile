@@ -79,6 +79,7 @@ bench: $(VENV)/.installed-dev
 	$(PY) bench/lint_bench.py
 	$(PY) bench/sdk_compare.py
 	$(PY) bench/lint_floor.py
+	$(PY) bench/python_lint.py
 	$(PY) bench/run_overhead.py
 	$(PY) bench/sweep_overhead.py
 	$(PY) bench/quiz_start.py
