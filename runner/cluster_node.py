@@ -45,10 +45,6 @@ STREAMED = ("user_logs", distributed.RANK_LOGS, "system_logs")
 RETURNED = ("wd/outputs", "wd/logs", "outputs", "external_outputs", *STREAMED)
 # At most this much of one log per poll: a chatty job cannot stall the supervisor's loop.
 CHUNK = 1 << 20
-# Variables a Ray worker has that are Ray's business, not the job's: a job that starts its own
-# Ray must not join this cluster by accident, and Ray's OMP_NUM_THREADS=1 (one per actor CPU)
-# would slow a job's torch to one thread.
-_WORKER_ONLY = ("OMP_NUM_THREADS",)
 
 
 def scratch_root() -> Path:
@@ -94,8 +90,10 @@ class NodeAgent:
         process), with what the build said."""
         said: list[str] = []
         interpreter, extra = prepare_environment(environment, said.append, self.folder)
-        env = {key: value for key, value in host_variables().items()
-               if not key.startswith("RAY_") and key not in _WORKER_ONLY}
+        # The node's own machine variables, as a job here gets this machine's: none of the Ray
+        # worker's own (a job that starts its own Ray must not join this cluster by accident, and
+        # Ray's OMP_NUM_THREADS=1, one per actor CPU, would slow a job's torch to one thread).
+        env = host_variables()
         env.update(interpreter_variables(interpreter, extra, os.environ.get("PATH")))
         where = self.where()
         env.update(AMLLAB_NODE_ID=where["node_id"], AMLLAB_NODE_IP=where["ip"])

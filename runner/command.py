@@ -38,7 +38,7 @@ from .errors import NotFound, RunnerError
 from .interpreter import host_variables, interpreter_variables, planned_interpreter, prepare_environment
 from .plans import CommandPlan, Plan
 from .substitute import RenderError, render_command
-from .tracking import Tracking
+from .tracking import Tracking, is_local_store
 from .workspace import Workspace, check_name
 
 
@@ -306,7 +306,6 @@ def loopback_tracking(plan: CommandPlan, extra: dict[str, str], log: Log, tracki
     job logs to the store directly, the faster way. A job whose spec sets MLFLOW_TRACKING_URI
     keeps it, and a workspace whose store already is a server needs none."""
     from . import envbuild
-    from .tracking import is_local_store
 
     if not is_local_store(plan.tracking_uri) or "MLFLOW_TRACKING_URI" in (plan.environment_variables or {}):
         return None
@@ -349,7 +348,8 @@ def binding_variables(plan: CommandPlan, values: dict[str, str | None]) -> dict[
 
 def job_environment(plan: CommandPlan, interpreter: environments.Interpreter,
                     extra: dict[str, str], run: dict[str, str], run_dir: Path) -> dict[str, str]:
-    env = host_variables()
+    # Of this machine's environment, only what runs a process here (runner/interpreter.py).
+    env = host_variables(tracking_server=not is_local_store(plan.tracking_uri))
     env.update(interpreter_variables(interpreter, extra, os.environ.get("PATH")))
     # Logs should reach std_log.txt as they are written, as they do in the service's log view.
     env.setdefault("PYTHONUNBUFFERED", "1")

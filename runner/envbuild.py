@@ -91,7 +91,7 @@ def envs_dir() -> Path:
 
 # -- what pip would use ------------------------------------------------------------------------
 
-_PIP_KEYS = ("index-url", "extra-index-url", "find-links", "constraint", "no-index", "cert")
+PIP_KEYS = ("index-url", "extra-index-url", "find-links", "constraint", "no-index", "cert")
 
 
 @cache
@@ -109,7 +109,7 @@ def pip_settings() -> dict[str, str]:
     for line in result.stdout.splitlines():
         head, _, raw = line.partition("=")
         section, _, key = head.rpartition(".")
-        if key not in _PIP_KEYS or section not in rank:
+        if key not in PIP_KEYS or section not in rank:
             continue
         try:
             value = str(ast.literal_eval(raw))

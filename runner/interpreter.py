@@ -9,14 +9,48 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from . import environments
+from .envbuild import PIP_KEYS
 from .errors import RunnerError
 
-# Variables of the host that would point the script's MLflow somewhere other than its run.
-HOST_VARIABLES_DROPPED = ("MLFLOW_RUN_ID", "MLFLOW_EXPERIMENT_ID", "MLFLOW_EXPERIMENT_NAME",
-                          "MLFLOW_TRACKING_URI", "AZUREML_RUN_ID", "VIRTUAL_ENV")
+# What a job's processes take from the environment of this machine. On the service a job sees
+# its image's environment, what the service sets and the spec's `environment_variables`, never
+# the shell or notebook it was submitted from (a Jupyter kernel's MPLBACKEND, a PYTHONPATH, a
+# token). So a job here gets the variables of the job (runner/command.py) and, of this machine's
+# environment, only what a process needs to run here at all, and PATH with the job's interpreter
+# first (interpreter_variables).
+MACHINE_VARIABLES = (
+    # Who and where: getpass, `~`, the caches under the home folder, programs that start a shell.
+    "HOME", "USER", "LOGNAME", "SHELL",
+    # The locale (Python's text encoding follows it) and the time zone of local times.
+    "LANG", "LANGUAGE", "TZ",
+    # Where temporary files go, and where the user's configuration and caches live.
+    "TMPDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "XDG_DATA_HOME",
+    # The loader's search path, which this machine's interpreter (and the job's over it) may need.
+    "LD_LIBRARY_PATH",
+    # The network: proxies, and the certificates this machine trusts (a TLS-inspecting proxy's).
+    "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "no_proxy", "NO_PROXY", "all_proxy", "ALL_PROXY",
+    "SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE",
+    # Where packages come from: the index settings the environment was built with
+    # (runner/envbuild.py), so that a `pip install` in the command finds the same packages.
+    *("PIP_" + key.upper().replace("-", "_") for key in PIP_KEYS), "PIP_CONFIG_FILE",
+    "UV_INDEX", "UV_DEFAULT_INDEX", "UV_INDEX_URL", "UV_EXTRA_INDEX_URL", "UV_FIND_LINKS", "UV_INSECURE_HOST",
+    "UV_NATIVE_TLS", "UV_SYSTEM_CERTS",
+    # Which of this machine's GPUs aml-run may use: the compute's hardware, not a choice of the job.
+    "CUDA_VISIBLE_DEVICES",
+)
+# The locale's categories, and Open MPI's (and its PMIx's) settings for this machine (`mpirun`
+# sets the ranks' own OMPI_* and PMIX_* itself).
+MACHINE_PREFIXES = ("LC_", "OMPI_MCA_", "PMIX_MCA_")
+# What the MLflow client needs to reach the workspace's tracking server when MLFLOW_TRACKING_URI
+# names one: the job logs there, as on the service it logs to its workspace's tracking server
+# with what the service gives it. The client reads them from its environment:
+# https://mlflow.org/docs/latest/api_reference/python_api/mlflow.environment_variables.html
+TRACKING_SERVER_VARIABLES = ("MLFLOW_TRACKING_USERNAME", "MLFLOW_TRACKING_PASSWORD", "MLFLOW_TRACKING_TOKEN",
+                             "MLFLOW_TRACKING_AUTH", "MLFLOW_TRACKING_AWS_SIGV4", "MLFLOW_TRACKING_INSECURE_TLS",
+                             "MLFLOW_TRACKING_SERVER_CERT_PATH", "MLFLOW_TRACKING_CLIENT_CERT_PATH")
 
 
 def prepare_environment(environment: dict[str, Any], log: Callable[[str], None], run_dir: Path
@@ -95,9 +129,15 @@ def _torch_here() -> str:
         return "interpreter, which has no torch"
 
 
-def host_variables() -> dict[str, str]:
-    """This machine's environment, less what would point the job's MLflow elsewhere."""
-    return {key: value for key, value in os.environ.items() if key not in HOST_VARIABLES_DROPPED}
+def host_variables(tracking_server: bool = False, environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """What a job's processes get of this machine's environment (``environ``, by default this
+    process's): :data:`MACHINE_VARIABLES` and :data:`MACHINE_PREFIXES`, and with
+    ``tracking_server`` (the job logs to the workspace's MLflow tracking server) the
+    credentials that reach it. Nothing else of the caller's environment reaches a job: a
+    variable the job needs is set in the spec's ``environment_variables``."""
+    environ = os.environ if environ is None else environ
+    wanted = set(MACHINE_VARIABLES) | (set(TRACKING_SERVER_VARIABLES) if tracking_server else set())
+    return {key: value for key, value in environ.items() if key in wanted or key.startswith(MACHINE_PREFIXES)}
 
 
 def interpreter_variables(interpreter: environments.Interpreter, extra: dict[str, str],

@@ -5,6 +5,7 @@ build, services and identity. Real processes in a real workspace."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -46,6 +47,45 @@ def test_a_job_sees_its_data_inputs_and_outputs_as_azure_ml_variables(lab: Path)
     assert Path(seen["AZURE_ML_OUTPUT_checkpoints"]).is_dir()
     # A literal input has no such variable in any public example: none is invented.
     assert "AZURE_ML_INPUT_epochs" not in seen
+
+
+PLOT_AND_DUMP_ENV = """\
+    import json, os, pathlib
+    pathlib.Path("outputs").mkdir(exist_ok=True)
+    pathlib.Path("outputs/env.json").write_text(json.dumps(dict(os.environ)))
+    import matplotlib.pyplot as plt
+    plt.plot([0, 1], [1, 0])
+    plt.savefig("outputs/plot.png")
+    """
+
+
+def test_a_job_sees_its_own_variables_and_the_machines_never_the_submitters_session(lab: Path) -> None:
+    # A Jupyter kernel sets MPLBACKEND to its inline backend; a job submitted from a notebook
+    # must not inherit it (nor a token of the submitter's shell, nor its PYTHONPATH), as a job on
+    # the service sees its image, the service's variables and the spec's environment_variables.
+    spec = write_job(lab / "leak", "job", """\
+        code: src
+        command: python main.py
+        environment_variables:
+          SPEC_VARIABLE: from the spec
+        """, script=PLOT_AND_DUMP_ENV)
+    submitter = {"MPLBACKEND": "module://nonexistent", "SOME_SECRET": "x"}
+    created = aml_run("job", "create", "--file", str(spec), "-o", "json", cwd=lab, env=submitter)
+    assert created.returncode == 0, created.stderr
+    name = json.loads(created.stdout)["name"]
+    workspace = Workspace.locate(lab / ".amllab")
+    record = jobs.wait(workspace, name, timeout=120)
+    run_dir = workspace.run_dir(name)
+    seen = json.loads((run_dir / "wd" / "outputs" / "env.json").read_text())
+    assert "MPLBACKEND" not in seen and "SOME_SECRET" not in seen and "PYTHONPATH" not in seen
+    # matplotlib picks its default backend and the plot is written.
+    assert record["status"] == "Completed", (run_dir / "user_logs" / "std_log.txt").read_text()[-2000:]
+    assert (run_dir / "wd" / "outputs" / "plot.png").stat().st_size > 0
+    assert seen["HOME"] == os.environ["HOME"]
+    assert Path(seen["PATH"].split(os.pathsep)[0]) == run_dir / "env" / "bin"
+    assert seen["SPEC_VARIABLE"] == "from the spec"
+    assert seen["AZUREML_RUN_ID"] == name and seen["MLFLOW_RUN_ID"] == record["mlflow"]["run_id"]
+    assert {"AZUREML_ARM_SUBSCRIPTION", "AZUREML_ARM_RESOURCEGROUP", "AZUREML_ARM_WORKSPACE_NAME"} <= set(seen)
 
 
 FAILING = """\
