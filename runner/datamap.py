@@ -6,7 +6,10 @@ storage, so the workspace keeps a map from a URI prefix to a local folder
 (``aml-run data map --uri-prefix https://host/datasets/ --path ./local-copy``): an input whose
 URI starts with a mapped prefix is read from the folder, the rest of the URI being the path
 inside it. The longest matching prefix wins. The map is ``data-maps.json`` in the workspace,
-changed under a lock and replaced atomically.
+changed under a lock and replaced atomically. A datastore URI's long form
+(``azureml://subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/datastores/...``) names the
+same path as its short form, so either is read, and kept, as the short form: a map made with
+one form serves URIs written in the other.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from validator.references import datastore_uri_prefix
 
 from .errors import InputError, NotFound, RunnerError
 from .status import write_json_atomic
@@ -29,7 +34,7 @@ REMOTE_SCHEMES = ("https://", "http://", "wasbs://", "wasb://", "abfss://", "abf
 
 
 def is_remote(uri: str) -> bool:
-    return uri.startswith(REMOTE_SCHEMES)
+    return datastore_uri_prefix(uri).startswith(REMOTE_SCHEMES)
 
 
 def load(workspace: Workspace) -> dict[str, str]:
@@ -67,6 +72,7 @@ def add(workspace: Workspace, prefix: str, path: str | Path) -> dict[str, str]:
     if not is_remote(prefix):
         raise RunnerError(f"--uri-prefix {prefix}: not a remote URI; map one that starts with "
                           f"{', '.join(REMOTE_SCHEMES)}")
+    prefix = datastore_uri_prefix(prefix)
     folder = Path(os.path.abspath(path))
     if not folder.is_dir():
         raise NotFound(f"--path {path}: no such folder; copy the data there first (the URI's rest is the path "
@@ -76,6 +82,7 @@ def add(workspace: Workspace, prefix: str, path: str | Path) -> dict[str, str]:
 
 
 def remove(workspace: Workspace, prefix: str) -> dict[str, str]:
+    prefix = datastore_uri_prefix(prefix)
     _change(workspace, prefix, None)
     return {"uri_prefix": prefix, "path": ""}
 
@@ -87,12 +94,13 @@ def rows(workspace: Workspace) -> list[dict[str, Any]]:
 def resolve(workspace: Workspace, uri: str) -> tuple[str, Path] | None:
     """The mapped prefix and the local path for ``uri``, or None when no prefix maps it. The rest
     of the URI may not climb out of the folder (`..`)."""
+    short = datastore_uri_prefix(uri)
     maps = load(workspace)
-    matches = [prefix for prefix in maps if uri.startswith(prefix)]
+    matches = [prefix for prefix in maps if short.startswith(prefix)]
     if not matches:
         return None
     prefix = max(matches, key=len)
-    rest = uri[len(prefix):].split("?", 1)[0].strip("/")
+    rest = short[len(prefix):].split("?", 1)[0].strip("/")
     if any(part in ("..", ".") for part in rest.split("/")):
         raise InputError(f"{uri}: a path with a '.' or '..' segment after the mapped prefix {prefix} is refused")
     return prefix, Path(maps[prefix]) / rest if rest else Path(maps[prefix])
@@ -100,5 +108,6 @@ def resolve(workspace: Workspace, uri: str) -> tuple[str, Path] | None:
 
 def suggestion(uri: str) -> str:
     """The command that would map ``uri``: its folder as the prefix."""
+    uri = datastore_uri_prefix(uri)
     folder = uri.rsplit("/", 1)[0] + "/" if "/" in uri[uri.index("//") + 2:] else uri
     return f"aml-run data map --uri-prefix {folder} --path <local copy of that folder>"

@@ -17,7 +17,10 @@ A remote URI that the workspace's data map names (``aml-run data map``, :mod:`ru
 is read from its local copy; an unmapped ``https://`` file is downloaded once into
 ``cache/downloads`` (keyed by URL) at Preparing, and other unmapped cloud storage is refused
 with the command that would map it.
-``azureml://datastores/<d>/paths/<p>`` is ``<workspace>/datastores/<d>/<p>``.
+``azureml://datastores/<d>/paths/<p>`` is ``<workspace>/datastores/<d>/<p>``, and so is its long
+form ``azureml://subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/datastores/<d>/paths/<p>``
+whatever workspace it names: the local workspace stands for it (read as an input, written as
+an output, or mapped with ``aml-run data map``).
 
 Declared outputs get ``outputs/<name>/`` in the run folder (a ``uri_file`` output a file path
 inside it), or their datastore path; an output with ``name`` is registered as a data asset
@@ -34,7 +37,7 @@ import stat
 from pathlib import Path
 from typing import Any
 
-from validator.references import is_arm_id
+from validator.references import datastore_path, datastore_uri_prefix, is_arm_id
 from validator.spec import JobInput, JobOutput
 
 from . import datamap
@@ -47,6 +50,17 @@ FOLDER_TYPES = ("uri_folder", "mltable", "mlflow_model", "custom_model", "triton
 # `.../workspaces/<ws>/data/<name>/versions/<version>` (or models/...): the asset an ARM id names.
 _ARM_ASSET = re.compile(r"/(?:data|models)/([^/]+)/versions/([^/]+)$", re.IGNORECASE)
 _CLOUD_SCHEMES = ("wasbs://", "wasb://", "abfss://", "abfs://", "adl://", "s3://", "gs://")
+
+
+NOT_A_DATASTORE_PATH = ("is not a datastore path: write azureml://datastores/<datastore>/paths/<path> (or "
+                        "azureml://subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/datastores/<datastore>/"
+                        "paths/<path>)")
+
+
+def is_datastore_like(uri: str) -> bool:
+    """``uri`` starts as a datastore URI does, in either form (what :func:`datastore_path` then
+    fails to read is a malformed one, to refuse rather than guess)."""
+    return datastore_uri_prefix(uri).startswith("azureml://datastores/")
 
 
 def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dict[str, Any]:
@@ -78,13 +92,15 @@ def plan_input(job_input: JobInput, spec_dir: Path, workspace: Workspace) -> dic
     if path.startswith(_CLOUD_SCHEMES):
         raise InputError(f"input '{name}': {path} is cloud storage, which a local workspace cannot "
                          f"reach; map it to a local copy: `{datamap.suggestion(path)}`")
-    if path.startswith("azureml://datastores/"):
-        datastore, _, rest = path[len("azureml://datastores/"):].partition("/paths/")
-        source = workspace.datastore_path(datastore, rest, uri=path)
-        origin = f"datastore {datastore}"
+    found = datastore_path(path)
+    if found is not None:
+        source = workspace.datastore_path(found.datastore, found.path, uri=path)
+        origin = f"datastore {found.datastore}"
         if not source.exists():
-            raise InputError(f"input '{name}': {path} does not exist (datastore {datastore}: {source}); put the "
-                             f"data there, or map the URI to a local copy: `{datamap.suggestion(path)}`")
+            raise InputError(f"input '{name}': {path} does not exist (datastore {found.datastore}: {source}); put "
+                             f"the data there, or map the URI to a local copy: `{datamap.suggestion(path)}`")
+    elif is_datastore_like(path):
+        raise InputError(f"input '{name}': {path} {NOT_A_DATASTORE_PATH}")
     elif path.startswith("azureml:") and not path.startswith("azureml://"):
         asset_name, version, entry = workspace.lookup("data", path)
         if not entry.get("path"):
@@ -234,10 +250,13 @@ def plan_output(output: JobOutput, run_dir: Path, workspace: Workspace, job_name
         check_name("data", str(output.asset_name))
     if output.asset_version is not None:
         check_name("version", str(output.asset_version))
-    if output.path and output.path.startswith("azureml://datastores/"):
-        written = expand_output_path(output.path, job_name, output.name)
-        datastore, _, rest = written[len("azureml://datastores/"):].partition("/paths/")
-        location = workspace.datastore_path(datastore, rest, uri=written)
+    written = expand_output_path(output.path, job_name, output.name) if output.path else None
+    found = datastore_path(written) if written else None
+    if found is not None:
+        location = workspace.datastore_path(found.datastore, found.path, uri=written)
+    elif written and is_datastore_like(written):
+        # Not silently the run folder: the next job reading this URI would find nothing there.
+        raise InputError(f"output '{output.name}': {output.path} {NOT_A_DATASTORE_PATH}")
     else:
         location = run_dir / "outputs" / output.name
     if output.type == "uri_file":

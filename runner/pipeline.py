@@ -146,7 +146,7 @@ def _pipeline_outputs(data: dict[str, Any], run_dir: Path, wiring: dict[str, dic
         step, port = bound.get(str(key), (None, None))
         if isinstance(settings.get("path"), str):
             settings["path"] = inputs.expand_output_path(settings["path"], name, str(key))
-        if isinstance(settings.get("path"), str) and settings["path"].startswith("azureml://datastores/"):
+        if isinstance(settings.get("path"), str) and inputs.is_datastore_like(settings["path"]):
             planned = inputs.plan_output(JobOutput(str(key), kind, None, settings["path"]), run_dir, workspace, name)
             path = Path(planned["path"])
         else:

@@ -9,7 +9,7 @@
       components/        registered command components: their YAML and a snapshot of their code
       schedules/         one record per schedule, with its history (runner/schedules.py)
       computes/          which instances of each registered compute are taken
-      datastores/<d>/    what azureml://datastores/<d>/paths/... means here
+      datastores/<d>/    what azureml://datastores/<d>/paths/... means here (and its long form)
       mlflow.db          MLflow's embedded store, unless MLFLOW_TRACKING_URI is set
       mlruns/            MLflow artifacts for that store
       logs/              the tracking agent's log

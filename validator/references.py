@@ -95,6 +95,45 @@ def is_arm_id(text: str) -> bool:
     return bool(_ARM_ID.match(text.strip()))
 
 
+# The workspace a long-form `azureml://` URI names before the asset or datastore path:
+# `subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/` (azure-ai-ml's LONG_URI_FORMAT;
+# `resourceGroups` is as common), read in any case and with or without the ARM provider segment,
+# as the linter has always accepted it.
+WORKSPACE_URI = (r"subscriptions/[^/]+/resourcegroups/[^/]+/(?:providers/microsoft\.machinelearningservices/)?"
+                 r"workspaces/[^/]+/")
+# `azureml://datastores/<datastore>/paths/<path>`, or the long form with the workspace first.
+# Both name the same datastore path: azure-ai-ml reads either into one datastore and path
+# (`AzureMLDatastorePathUri` in azure/ai/ml/_utils/_storage_utils.py, whose `to_short_uri` and
+# `to_long_uri` convert between them), and Microsoft's examples write outputs to the long form
+# (https://github.com/Azure/azureml-examples, sdk/python/jobs/single-step/pytorch/distributed-training).
+_DATASTORE_URI = re.compile(r"azureml://(?:(?i:" + WORKSPACE_URI + r"))?datastores/(?P<datastore>[^/]+)/paths"
+                            r"(?:/(?P<path>.*))?", re.DOTALL)
+
+
+class DatastorePath(NamedTuple):
+    """A datastore path, whichever form of URI named it."""
+
+    datastore: str
+    path: str
+
+
+def datastore_path(uri: str) -> DatastorePath | None:
+    """The datastore and path that ``uri`` names (``azureml://datastores/<d>/paths/<p>`` or
+    ``azureml://subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/datastores/<d>/paths/<p>``);
+    None for anything else."""
+    match = _DATASTORE_URI.fullmatch(uri.strip())
+    if match is None:
+        return None
+    return DatastorePath(match.group("datastore"), match.group("path") or "")
+
+
+def datastore_uri_prefix(text: str) -> str:
+    """``text`` with a long-form workspace part before ``datastores/`` taken off (the start of a
+    URI, as a data map's prefix is): the short form's start. Other text is returned as it is."""
+    match = re.match(r"azureml://(?i:" + WORKSPACE_URI + r")(?=datastores/)", text.strip())
+    return "azureml://" + text.strip()[match.end():] if match else text
+
+
 def _target(base_dir: Path, reference: str) -> Path:
     """The file a local ``reference`` (`./x.yml`, `file:./x.yml`) names, seen from ``base_dir``."""
     text = reference[len("file:"):] if reference.startswith("file:") else reference

@@ -22,7 +22,8 @@ SIBLING_API: dict[str, frozenset[str]] = {module: frozenset(names) for module, n
     "validator.paths": ("write_text_atomic",),
     # What a command starts and what its script imports (the environment check at Preparing).
     "validator.pycode": ("entry_points", "script_facts"),
-    "validator.references": ("is_arm_id",),
+    # What an input path or an output path names: an asset's ARM id, a datastore path (either form).
+    "validator.references": ("datastore_path", "datastore_uri_prefix", "is_arm_id"),
     # A pipeline's wiring, as the linter reads it.
     "validator.rules.pipeline": ("RUN_SETTINGS", "analyse", "step_edges"),
     # The sweep's search space: one model for the linter, the samplers and the quiz.

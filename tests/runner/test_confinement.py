@@ -15,6 +15,8 @@ from validator.names import KINDS, name_problem
 from validator.workspace import register
 
 ESCAPE = "azureml://datastores/workspaceblobstore/paths/../../../../X/"
+# The same path in the long form, which names a workspace first: the local one stands for it.
+LONG_ESCAPE = ESCAPE.replace("azureml://", "azureml://subscriptions/0/resourceGroups/rg/workspaces/ws/")
 
 
 # -- R3: datastore paths ------------------------------------------------------------------------
@@ -30,8 +32,9 @@ def test_lint_refuses_a_datastore_path_that_climbs_out(tmp_path: Path) -> None:
     assert not (tmp_path / "X").exists() and nothing_ran(tmp_path)
 
 
+@pytest.mark.parametrize("escape", [ESCAPE, LONG_ESCAPE], ids=["short", "long"])
 @pytest.mark.parametrize("port", ["output", "input"])
-def test_the_runner_refuses_it_even_with_the_rule_suppressed(tmp_path: Path, port: str) -> None:
+def test_the_runner_refuses_it_even_with_the_rule_suppressed(tmp_path: Path, port: str, escape: str) -> None:
     """Defence in depth: the runner checks where a datastore path lands, whatever lint said."""
     lab = tmp_path / "deep" / "er" / "lab"
     (lab / ".amllab").mkdir(parents=True)
@@ -44,7 +47,7 @@ def test_the_runner_refuses_it_even_with_the_rule_suppressed(tmp_path: Path, por
             inputs:
               data:
                 type: uri_folder
-                path: {ESCAPE}  # amllab: ignore[AML807]
+                path: {escape}  # amllab: ignore[AML807]
             """
     else:
         body = f"""\
@@ -52,7 +55,7 @@ def test_the_runner_refuses_it_even_with_the_rule_suppressed(tmp_path: Path, por
             outputs:
               model:
                 type: uri_folder
-                path: {ESCAPE}  # amllab: ignore[AML807]
+                path: {escape}  # amllab: ignore[AML807]
             """
     spec = write_job(lab, "job", body)
     result = aml_run("job", "create", "--file", str(spec), cwd=lab)
@@ -60,6 +63,30 @@ def test_the_runner_refuses_it_even_with_the_rule_suppressed(tmp_path: Path, por
     assert "leaves the datastore" in result.stderr and "Traceback" not in result.stderr
     assert nothing_ran(lab)
     assert (not outside.exists()) if port == "output" else sorted(p.name for p in outside.iterdir()) == ["secret.txt"]
+
+
+@pytest.mark.parametrize("port,path", [
+    ("output", "azureml://datastores/workspaceblobstore/models/"),
+    ("output", "azureml://subscriptions/0/resourcegroups/rg/workspaces/ws/datastores/workspaceblobstore"),
+    ("input", "azureml://subscriptions/0/resourcegroups/rg/workspaces/ws/datastores/workspaceblobstore/rows/"),
+])
+def test_a_malformed_datastore_uri_is_refused_not_read_or_written_somewhere_else(tmp_path: Path, port: str,
+                                                                                 path: str) -> None:
+    # With the linter's finding suppressed, an output that is no datastore path would otherwise
+    # land in the run folder, where the job that reads the URI next never finds it.
+    section = "outputs" if port == "output" else "inputs"
+    spec = write_job(tmp_path, "job", f"""\
+        command: echo ${{{{{section}.data}}}}
+        {section}:
+          data:
+            type: uri_folder
+            path: {path}  # amllab: ignore[AML801]
+        """)
+    result = aml_run("job", "create", "--file", str(spec), cwd=tmp_path)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert f"{port} 'data': {path} is not a datastore path: write azureml://datastores/<datastore>/paths/<path>" \
+        in result.stderr and "Traceback" not in result.stderr
+    assert nothing_ran(tmp_path)
 
 
 def test_a_datastore_path_inside_the_datastore_still_works(tmp_path: Path) -> None:

@@ -368,6 +368,55 @@ def test_remote_uris_mapped_to_local_copies_run_offline_and_an_unmapped_one_name
         in refused.stderr
 
 
+LONG = "azureml://subscriptions/{sub}/{groups}/{rg}/workspaces/{ws}/datastores/{store}/paths/"
+
+
+def test_the_long_and_short_forms_of_a_datastore_uri_name_the_same_path_as_output_input_and_map(
+        tmp_path: Path) -> None:
+    # Microsoft's distributed CIFAR-10 notebook writes an output to the long form
+    # (azureml://subscriptions/.../workspaces/<ws>/datastores/workspaceblobstore/paths/CIFAR-10)
+    # and the next job reads it back. Either form, any workspace named: the local workspace.
+    first = LONG.format(sub="00000000-1111", groups="resourcegroups", rg="rg-a", ws="ws-a", store="workspaceblobstore")
+    other = LONG.format(sub="2222", groups="resourceGroups", rg="other-rg", ws="other-ws", store="workspaceblobstore")
+    short = "azureml://datastores/workspaceblobstore/paths/"
+    write(tmp_path, "copy/folder/m.txt", "from the mapped copy\n")
+    env = {"AMLLAB_WORKSPACE": str(tmp_path / ".amllab")}
+    mapped = aml_run("data", "map", "--uri-prefix", LONG.format(sub="3", groups="resourcegroups", rg="r", ws="w",
+                                                               store="shared"),
+                     "--path", "copy", "-o", "json", cwd=tmp_path, env=env)
+    assert mapped.returncode == 0, mapped.stderr
+    assert '"uri_prefix": "azureml://datastores/shared/paths/"' in mapped.stdout  # kept as the short form
+    writer = write(tmp_path, "writer.yml", f"""\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: echo long > ${{{{outputs.long}}}}/a.txt && echo short > ${{{{outputs.short}}}}/b.txt
+        environment: {{image: python:3.11-slim}}
+        outputs:
+          long: {{type: uri_folder, path: "{first}handoff/long/"}}
+          short: {{type: uri_folder, path: "{short}handoff/short/"}}
+        """)
+    reader = write(tmp_path, "reader.yml", f"""\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: >-
+          cat ${{{{inputs.long_as_short}}}}/a.txt ${{{{inputs.long_as_long}}}}/a.txt ${{{{inputs.short_as_long}}}}
+          ${{{{inputs.mapped}}}}/m.txt
+        environment: {{image: python:3.11-slim}}
+        inputs:
+          long_as_short: {{type: uri_folder, path: "{short}handoff/long"}}
+          long_as_long: {{type: uri_folder, path: "{other}handoff/long/"}}
+          short_as_long: {{type: uri_file, path: "{other}handoff/short/b.txt", mode: download}}
+          mapped: {{type: uri_folder, path: "{first.replace('workspaceblobstore', 'shared')}folder"}}
+        """)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    wrote = run(workspace, writer)
+    assert wrote["status"] == "Completed", wrote["error"]
+    store = workspace.folder / "datastores" / "workspaceblobstore"
+    assert Path(wrote["outputs"]["long"]) == store / "handoff" / "long"
+    assert (store / "handoff" / "long" / "a.txt").read_text() == "long\n"
+    read = run(workspace, reader)
+    assert read["status"] == "Completed", read["error"]
+    assert Path(read["log_path"]).read_text() == "long\nlong\nshort\nfrom the mapped copy\n"
+
+
 def test_the_default_datastores_azureml_folder_exists_in_a_new_workspace(tmp_path: Path) -> None:
     # Microsoft's datastore-path pipeline mounts the default datastore's azureml/ folder (where the
     # service keeps jobs' files) and writes under it through a pipeline output.

@@ -173,3 +173,84 @@ def test_file_prefix_component_is_linted_as_its_path(tmp_path: Path) -> None:
         spec.write_text(pipeline.format(a=f"{prefix}./report.yml", b=f"{prefix}./broken.yml"))
         codes = sorted(d.code for d in lint_file(spec).diagnostics if d.code != "AML810")
         assert codes == ["AML516"], (prefix, codes)
+
+
+# -- datastore URIs: the long form is the short form ----------------------------------------------
+
+_DATASTORES = st.sampled_from(["workspaceblobstore", "${{default_datastore}}", "my_store-2", "bad name", "-x", "é"])
+_PATHS = st.lists(st.sampled_from(["raw", "iris.csv", "..", ".", "${{name}}", "a b", ""]), max_size=4).map("/".join)
+_WORKSPACES = st.tuples(st.sampled_from(["00000000-0000-0000-0000-000000000000", "sub"]),
+                        st.sampled_from(["resourcegroups", "resourceGroups"]), st.sampled_from(["rg", "my-rg"]),
+                        st.sampled_from(["ws", "other-ws"]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(_DATASTORES, _PATHS, _WORKSPACES, st.sampled_from(["data", "model", "output"]))
+def test_the_long_form_of_a_datastore_uri_is_linted_as_its_short_form(datastore: str, path: str,
+                                                                      workspace: tuple, role: str) -> None:
+    # azure-ai-ml reads azureml://subscriptions/<s>/resourcegroups/<rg>/workspaces/<ws>/datastores/<d>/paths/<p>
+    # as the datastore path azureml://datastores/<d>/paths/<p> (AzureMLDatastorePathUri).
+    from validator.references import datastore_path
+    from validator.rules.assets import datastore_path_problem
+
+    short_start = "azureml://"
+    long_start = "azureml://subscriptions/{}/{}/{}/workspaces/{}/".format(*workspace)
+    short = f"{short_start}datastores/{datastore}/paths/{path}"
+    long = f"{long_start}datastores/{datastore}/paths/{path}"
+    assert datastore_path(long) == datastore_path(short) == (datastore, path)
+    assert reference_problem(long, role) == reference_problem(short, role) == (None, None, False)
+    found = datastore_path_problem(long)
+    as_short = tuple(part.replace(long_start, short_start) for part in found) if found else None
+    assert as_short == datastore_path_problem(short)
+
+
+@pytest.mark.parametrize("kind", ["job", "pipeline"])
+def test_a_spec_with_long_form_datastore_uris_gets_the_findings_of_its_short_form(tmp_path: Path, kind: str) -> None:
+    # Every place a datastore path is written: a job's inputs and outputs, a pipeline's, a step's.
+    job = """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandJob.schema.json
+        command: python main.py ${{inputs.data}} ${{inputs.f}} ${{outputs.model}} ${{outputs.escape}}
+        code: src
+        environment: azureml:AzureML-sklearn-1.5@latest
+        inputs:
+          data: {type: uri_file, path: "STORE/churn/raw/"}
+          f: {type: uri_file, path: "STORE/churn/train.csv", mode: download}
+        outputs:
+          model: {type: uri_folder, path: "STORE/models/${{name}}/${{inputs.f}}/"}
+          escape: {type: uri_folder, path: "STORE/../x/"}
+        """
+    pipeline = """\
+        $schema: https://azuremlschemas.azureedge.net/latest/pipelineJob.schema.json
+        type: pipeline
+        inputs:
+          raw: {type: uri_folder, path: "STORE/churn/raw/"}
+        outputs:
+          final: {type: uri_folder, path: "STORE/final/./${{name}}/"}
+        jobs:
+          step:
+            type: command
+            command: python main.py ${{inputs.x}} ${{inputs.y}} ${{outputs.o}} ${{outputs.p}}
+            code: src
+            environment: azureml:AzureML-sklearn-1.5@latest
+            inputs:
+              x: ${{parent.inputs.raw}}
+              y: {type: uri_folder, path: "STORE/other/"}
+            outputs:
+              o: ${{parent.outputs.final}}
+              p: {type: uri_folder, path: "STORE/step/${{name}}/"}
+        """
+    import textwrap
+
+    findings = {}
+    for form, store in (("short", "azureml://datastores/workspaceblobstore/paths"),
+                        ("long", "azureml://subscriptions/0/resourceGroups/rg/workspaces/ws/datastores/"
+                                 "workspaceblobstore/paths")):
+        folder = tmp_path / form
+        (folder / "src").mkdir(parents=True)
+        (folder / "src" / "main.py").write_text("")
+        spec = folder / f"{kind}.yml"
+        spec.write_text(textwrap.dedent(job if kind == "job" else pipeline).replace("STORE", store))
+        findings[form] = sorted((d.code, d.line, d.message.replace(store, "STORE")) for d in lint_file(spec).diagnostics)
+    assert findings["long"] == findings["short"]
+    expected = {"AML219", "AML217", "AML807"} if kind == "job" else {"AML807"}
+    assert expected <= {code for code, _, _ in findings["short"]}, findings["short"]

@@ -18,7 +18,7 @@ from ..diagnostic import Finding, Severity
 from ..loader import Document, Path_
 from .. import paths as fs
 from ..paths import resolved
-from ..references import is_arm_id, resolve
+from ..references import WORKSPACE_URI, datastore_path, is_arm_id, resolve
 from ..suggest import closest
 from ._base import check
 from ._commands import holders, word_span
@@ -48,9 +48,8 @@ _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 _ARM = re.compile(r"^/subscriptions/[^/]+/resourcegroups/[^/]+/providers/microsoft\.machinelearningservices/"
                   r"workspaces/[^/]+/(?P<type>[^/]+)/(?P<name>[^/]+)(?:/versions/(?P<version>[^/]+))?/?$",
                   re.IGNORECASE)
-_LONG_DATASTORE = re.compile(r"^subscriptions/[^/]+/resourcegroups/[^/]+/(?:providers/"
-                             r"microsoft\.machinelearningservices/)?workspaces/[^/]+/"
-                             r"(?:datastores/[^/]+/paths(?:/.*)?|data/[^/]+/versions/[^/]+/?)$", re.IGNORECASE)
+# A data asset's long-form URI (its datastore paths are validator.references.datastore_path's).
+_LONG_DATA = re.compile(r"^" + WORKSPACE_URI + r"data/[^/]+/versions/[^/]+/?$", re.IGNORECASE)
 _EXPRESSION = re.compile(r"\$\{\{.*?\}\}")
 _DRIVE = re.compile(r"^[A-Za-z]:[\\/]")
 
@@ -180,7 +179,8 @@ def reference_problem(text: str, role: str) -> tuple[str | None, str | None, boo
                         "'azureml://datastores/<datastore>/paths/<path>'", None, False)
             return None, None, False
         if host == "subscriptions":
-            if _LONG_DATASTORE.match("/".join(parts)) and role in ("data", "model", "output"):
+            if role in ("data", "model", "output") and (datastore_path(value) is not None
+                                                        or _LONG_DATA.match("/".join(parts))):
                 return None, None, False
             return (f"'{text}' is not a workspace URI Azure ML resolves: the long form is "
                     "'azureml://subscriptions/<sub>/resourcegroups/<rg>/workspaces/<ws>/datastores/<ds>/paths/<path>'",
@@ -899,17 +899,16 @@ def datastore_path_problem(text: str) -> tuple[str, str] | None:
     if parts[0] == "jobs" and len(parts) > 4 and parts[2] == "outputs" and parts[4] == "paths":
         path = "/".join(parts[5:])  # a path inside a job's output is a location in storage too
     else:
-        # `datastores/<ds>/paths/...`, also inside the long `subscriptions/.../workspaces/<ws>/` form.
-        starts = [i for i in range(len(parts) - 2) if parts[i] == "datastores" and parts[i + 2] == "paths"
-                  and (i == 0 or parts[0] == "subscriptions")]
-        if not starts:
+        # `datastores/<ds>/paths/...`, also in the long `subscriptions/.../workspaces/<ws>/` form.
+        found = datastore_path(value)
+        if found is None:
             return None
-        datastore = unquote(parts[starts[0] + 1])
-        problem = name_problem("datastore", datastore) if datastore else None  # empty: AML801's
+        datastore = unquote(found.datastore)
+        problem = name_problem("datastore", datastore)
         if problem is not None:
             return (f"'{text.strip()}' names no datastore: {problem}",
                     "write 'azureml://datastores/<datastore>/paths/<path>' with the datastore's registered name")
-        path = "/".join(parts[starts[0] + 3:])
+        path = found.path
     segments = [unquote(s) for s in path.replace("\\", "/").split("/")]
     dots = [s for s in segments if s in _DOT_SEGMENTS]
     if not dots:
