@@ -292,7 +292,7 @@ class Interpreter:
             constant = CONSTANTS.get(self.constant_name(qualified))
             return Known(span, constant) if constant is not None else Symbol(span, qualified)
         if isinstance(owner, Sdk):
-            if owner.what == "step" and node.attr in ("outputs", "inputs"):
+            if (owner.what == "step" or "replaces" in owner.parts) and node.attr in ("outputs", "inputs"):
                 return Sdk(span, f"step.{node.attr}", parts={"step": owner})
             if owner.what in ("step.outputs", "step.inputs"):
                 step = owner.parts["step"]
@@ -344,7 +344,8 @@ class Interpreter:
             method = node.func.attr
             if method in SUBMITTING:
                 return self.submission(node, env, span)
-            if isinstance(receiver, Sdk) and receiver.what in ("command", "sweep"):
+            if isinstance(receiver, Sdk) and (receiver.what in ("command", "sweep")
+                                              or (receiver.what == "step" and method == "sweep")):
                 return self.method(receiver, method, node, env, span)
         function = self.value(node.func, env)
         if isinstance(node.func, ast.Name) and node.func.id == "dict" and not node.args \
@@ -373,12 +374,17 @@ class Interpreter:
         return Unknown(span, "what a call returns when the code runs")
 
     def method(self, receiver: Sdk, method: str, node: ast.Call, env: dict[str, Value], span: Span) -> Value:
-        kind = "sweep" if receiver.what == "sweep" else receiver.what
+        kind = "command" if receiver.what == "step" else receiver.what
         table_name = METHODS.get((kind, method))
         if table_name is None:
             return Unknown(span, f"what {method}() returns")
         keywords = self.keywords(node, table_name, env)
         if method == "sweep":
+            if receiver.what == "step":
+                # A step swept in a pipeline: the sweep takes the step's place (its trial is the
+                # step's component, its inputs the step's), as azure-ai-ml's pipeline does.
+                return Sdk(span, "sweep", keywords, bound=dict(receiver.bound),
+                           parts={"trial": receiver.parts["component"], "replaces": receiver, "name": None})
             return Sdk(span, "sweep", keywords, parts={"trial": receiver})
         if method == "set_limits":
             for name, keyword in keywords.items():
@@ -468,10 +474,14 @@ class Interpreter:
         if isinstance(statement, (ast.Assign, ast.Expr)) and isinstance(statement.value, ast.Call):
             targets = statement.targets if isinstance(statement, ast.Assign) else []
             value = self.value(statement.value, env)
-            if isinstance(value, Sdk) and value.what == "step":
+            if isinstance(value, Sdk) and value.what == "sweep" and "replaces" in value.parts:
+                made[:] = [step for step in made if step is not value.parts["replaces"]]
+            if isinstance(value, Sdk) and (value.what == "step" or "replaces" in value.parts):
                 if len(targets) == 1 and isinstance(targets[0], ast.Name) and targets[0].id != "_":
                     value.parts["variable"] = targets[0].id
                 made.append(value)
+            elif isinstance(value, Known) and value.value is None and isinstance(statement, ast.Expr):
+                pass  # a method that changed a step (set_limits, set_resources)
             else:
                 made.append(Sdk(value.span, "unknown-step", parts={"value": value}))
             for target in targets:
@@ -489,7 +499,7 @@ class Interpreter:
         counts: dict[str, int] = {}
         named_for: dict[str, str] = {}
         for step in made:
-            if step.what != "step":
+            if step.what not in ("step", "sweep"):
                 continue
             name = step.known("name") or step.parts.get("variable")
             if isinstance(name, str):
@@ -497,7 +507,7 @@ class Interpreter:
                 counts[name] = 1
                 named_for[self.component_name(step)] = name
         for number, step in enumerate(made):
-            if step.what != "step":
+            if step.what not in ("step", "sweep"):
                 steps[f"\0unknown{number}"] = step
                 continue
             if step.parts.get("name") is None:
@@ -510,7 +520,7 @@ class Interpreter:
 
     @staticmethod
     def component_name(step: Sdk) -> str:
-        component = step.parts["component"]
+        component = step.parts.get("component") or step.parts["trial"]
         return str(component.known("name") or component.parts.get("name") or "component")
 
     def component_file(self, source: Any) -> dict[str, Any]:

@@ -301,12 +301,21 @@ def _sweep_job(builder: Builder, sweep: Sdk, data: dict) -> None:
         keyword = sweep.keywords.get(key) or trial.keywords.get(key)
         if keyword is not None:
             builder.put(data, (), key, keyword.value, keyword.span)
-    compute = sweep.keywords.get("compute") or trial.keywords.get("compute")
+    if "compute" not in sweep.keywords and "compute" in trial.keywords:
+        builder.put(data, (), "compute", _asset(trial.keywords["compute"].value, compute=True),
+                    trial.keywords["compute"].span)
+    _sweep_settings(builder, sweep, data, (), trial_data)
+
+
+def _sweep_settings(builder: Builder, sweep: Sdk, data: dict, where: tuple, trial_data: dict | None = None) -> None:
+    """What ``.sweep(...)``, ``set_limits(...)`` and later assignments set on a sweep, a job of
+    its own or a pipeline's step (``where``)."""
+    compute = sweep.keywords.get("compute")
     if compute is not None:
-        builder.put(data, (), "compute", _asset(compute.value, compute=True), compute.span)
+        builder.put(data, where, "compute", _asset(compute.value, compute=True), compute.span)
     algorithm = sweep.keywords.get("sampling_algorithm")
     if algorithm is not None:
-        builder.put(data, (), "sampling_algorithm", algorithm.value, algorithm.span)
+        builder.put(data, where, "sampling_algorithm", algorithm.value, algorithm.span)
     else:
         data["sampling_algorithm"] = "random"  # the SDK's default
     objective: dict[str, Any] = {}
@@ -317,23 +326,25 @@ def _sweep_job(builder: Builder, sweep: Sdk, data: dict) -> None:
         value = keyword.value
         if key == "goal" and isinstance(value, Known) and isinstance(value.value, str):
             value = Known(value.span, value.value.lower())
-        builder.put(objective, ("objective",), key, value, keyword.span)
+        builder.put(objective, where + ("objective",), key, value, keyword.span)
     if objective:
         data["objective"] = objective
-        builder.positions[("objective",)] = builder.positions[("objective", next(iter(objective)))]
+        builder.positions[where + ("objective",)] = builder.positions[where + ("objective", next(iter(objective)))]
     for key in ("max_concurrent_trials", "max_total_trials", "timeout", "trial_timeout"):
         if key in sweep.keywords:
-            builder.nested(data, (), f"limits.{key}", sweep.keywords[key])
+            builder.nested(data, where, f"limits.{key}", sweep.keywords[key])
     policy = sweep.keywords.get("early_termination_policy") or sweep.keywords.get("early_termination")
     if policy is not None:
-        builder.put(data, (), "early_termination", policy.value, policy.span)
+        builder.put(data, where, "early_termination", policy.value, policy.span)
     for key in ("job_tier", "priority"):
         if key in sweep.keywords:
-            builder.nested(data, (), f"queue_settings.{key}", sweep.keywords[key])
+            builder.nested(data, where, f"queue_settings.{key}", sweep.keywords[key])
     for path, keyword in sweep.keywords.items():
         if "." in path and path.split(".")[0] in ("limits", "resources", "queue_settings"):
-            target = ("trial",) if path.startswith("resources.") else ()
-            builder.nested(trial_data if target else data, target, path, keyword)
+            if path.startswith("resources.") and trial_data is not None:
+                builder.nested(trial_data, ("trial",), path, keyword)
+            else:
+                builder.nested(data, where, path, keyword)
 
 
 def _pipeline_job(builder: Builder, pipeline: Sdk, data: dict) -> None:
@@ -387,9 +398,13 @@ def _pipeline_job(builder: Builder, pipeline: Sdk, data: dict) -> None:
 
 
 def _step(builder: Builder, step: Sdk, where: tuple, bound_outputs: dict[str, str]) -> dict[str, Any]:
-    component = step.parts["component"]
     data: dict[str, Any] = {}
     builder.positions[where] = _position(step.span, step.span)
+    if step.what == "sweep":
+        _sweep_step(builder, step, data, where)
+        _bind_outputs(builder, step, data, where, bound_outputs)
+        return data
+    component = step.parts["component"]
     if component.what == "command":
         inline = Sdk(component.span, "command", dict(component.keywords), bound={**component.bound, **step.bound})
         _command_job(builder, inline, data, where, step=True)
@@ -419,6 +434,12 @@ def _step(builder: Builder, step: Sdk, where: tuple, bound_outputs: dict[str, st
                 builder.nested(data, where, path, keyword)
         elif path in ("display_name", "description", "tags", "environment_variables"):
             builder.put(data, where, path, keyword.value, keyword.span)
+    _bind_outputs(builder, step, data, where, bound_outputs)
+    return data
+
+
+def _bind_outputs(builder: Builder, step: Sdk, data: dict, where: tuple, bound_outputs: dict[str, str]) -> None:
+    """A step's outputs that the pipeline returns, bound to the pipeline's outputs."""
     name = step.parts.get("name")
     for expression, output in bound_outputs.items():
         prefix = f"parent.jobs.{name}.outputs."
@@ -432,7 +453,28 @@ def _step(builder: Builder, step: Sdk, where: tuple, bound_outputs: dict[str, st
             else:
                 outputs[port] = binding
             builder.positions.setdefault(where + ("outputs", port), _position(step.span, step.span))
-    return data
+
+
+def _sweep_step(builder: Builder, sweep: Sdk, data: dict, where: tuple) -> None:
+    """A pipeline's sweep step: its trial the component's file, the step's inputs given a search
+    space object its ``search_space``, the others its inputs."""
+    _type(builder, data, where, "sweep", sweep.span)
+    trial = sweep.parts["trial"]
+    source = trial.get("source")
+    if source is not None:
+        builder.put(data, where, "trial", source, source.span)
+    space: dict[str, Any] = {}
+    inputs: dict[str, Any] = {}
+    for name, keyword in sweep.bound.items():
+        if isinstance(keyword.value, Sdk) and keyword.value.what in SEARCH_SPACE:
+            builder.put(space, where + ("search_space",), name, keyword.value, keyword.span)
+        else:
+            builder.put(inputs, where + ("inputs",), name, keyword.value, keyword.span)
+    for key, mapping in (("inputs", inputs), ("search_space", space)):
+        if mapping:
+            data[key] = mapping
+            builder.positions[where + (key,)] = builder.positions[where + (key, next(iter(mapping)))]
+    _sweep_settings(builder, sweep, data, where)
 
 
 def _bound_input_setting(builder: Builder, data: dict, where: tuple, path: str, keyword: Keyword) -> None:
