@@ -142,6 +142,31 @@ ml_client.jobs.create_or_update(job)
     assert found == [("AML511", line_of(body, "learning_rate=rate"))], found
 
 
+def test_a_step_swept_in_a_pipeline_is_the_pipelines_sweep_step(tmp_path: Path) -> None:
+    (tmp_path / "train.yml").write_text(COMPONENT.replace('python -c "print(1)"', "python train.py")
+                                        .replace("command:", "code: ./src\ncommand:"))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "train.py").write_text(
+        "import argparse, mlflow\nparser = argparse.ArgumentParser()\n"
+        "for flag in ('--data', '--lr', '--model'):\n    parser.add_argument(flag)\nparser.parse_args()\n"
+        "for epoch in range(5):\n    mlflow.log_metric('auc', 0.5 + epoch / 10, step=epoch)\n")
+    body = """\
+train = load_component(source="./train.yml")
+
+@pipeline(default_compute="cpu-cluster")
+def tuned(data):
+    trial = train(training_data=data, lr=Uniform(min_value=0.001, max_value=0.1))
+    sweep_step = trial.sweep(primary_metric="auc", goal="maximize", sampling_algorithm="grid")
+    sweep_step.set_limits(max_total_trials=4)
+    return {"model": sweep_step.outputs.model}
+
+job = tuned(data=Input(type="uri_folder", path="azureml:churn:1"))
+ml_client.jobs.create_or_update(job)
+"""
+    # Grid sampling needs a choice: the sweep step is checked as the YAML sweep step would be.
+    assert findings(tmp_path, body) == [("AML302", line_of(body, "lr=Uniform"))]
+
+
 def test_a_notebook_finding_names_its_cell_and_ipython_syntax_is_understood(tmp_path: Path) -> None:
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": ["# A notebook"]},
