@@ -14,6 +14,8 @@
     aml-run schedule enable|disable|trigger|delete NAME
     aml-run scheduler [--once]                fire due schedules until Ctrl-C
     aml-run scenario list | show NAME | run NAME [--workspace DIR]   the labs: read one, run and check it
+    aml-run notebook PATH.ipynb [--set-sweep KEY=VALUE] [--set-input NAME=VALUE] [--output FILE]
+    aml-run script PATH.py [ARGS...]          an SDK v2 notebook or script, unchanged, against the workspace
 
 Every verb takes ``-o json|yaml|table`` (table by default) and ``--workspace DIR``. Exit codes:
 0 success, 1 a job that did not complete or a spec with lint errors, 2 a usage error (unknown
@@ -53,7 +55,8 @@ def build_parser() -> argparse.ArgumentParser:
                                      "with the service's semantics and MLflow tracking.")
     parser.add_argument("--version", action="version", version=f"aml-run {__version__}",
                         help="print the version and exit")
-    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute,schedule,scheduler,scenario}")
+    groups = parser.add_subparsers(dest="group", metavar="{job,data,environment,component,compute,schedule,scheduler,"
+                                   "scenario,notebook,script}")
     groups.required = True
 
     job = groups.add_parser("job", help="submit and follow jobs").add_subparsers(dest="verb", metavar="VERB")
@@ -172,7 +175,44 @@ def build_parser() -> argparse.ArgumentParser:
             _common(mapping)
     _schedule_parsers(groups)
     _scenario_parsers(groups)
+    _sdk_parsers(groups)
     return parser
+
+
+def _sdk_parsers(groups: Any) -> None:
+    notebook = groups.add_parser(
+        "notebook", help="run an azure-ai-ml (SDK v2) notebook as it is: MLClient answers from the workspace",
+        description="Run a Jupyter notebook that uses azure-ai-ml, unchanged, in its folder: MLClient and "
+        "azure.identity's credentials are replaced by aml-run's offline client, every job it submits becomes "
+        "the CLI YAML it would be (written beside the run), linted and run here. Waits for its jobs; exit 0 "
+        "when it ran to its end and every job completed, 3 when it stopped at a verb that needs Azure's cloud "
+        "after every job completed, 1 otherwise.")
+    notebook.add_argument("path", metavar="PATH.ipynb", type=Path, help="the notebook")
+    notebook.add_argument("--output", metavar="FILE", type=Path,
+                          help="where to save the executed notebook with its outputs "
+                          "(default: WORKSPACE/sdk/notebooks/NAME.ipynb; the notebook itself is never written)")
+    notebook.add_argument("--timeout", type=float, metavar="SECONDS",
+                          help="stop a cell that runs longer than this (default: no limit)")
+    script = groups.add_parser(
+        "script", help="run an azure-ai-ml (SDK v2) Python script as it is, against the workspace",
+        description="Run a Python script that uses azure-ai-ml, unchanged, in the current folder, with "
+        "MLClient and the credentials replaced as for `aml-run notebook`; the same exit statuses.")
+    script.add_argument("path", metavar="PATH.py", type=Path, help="the script")
+    script.add_argument("arguments", nargs=argparse.REMAINDER, metavar="ARGS",
+                        help="the script's own arguments (after PATH.py; aml-run's options go before it)")
+    for sub in (notebook, script):
+        sub.add_argument("--set-sweep", dest="set_sweep", action="append", default=[], metavar="KEY=VALUE",
+                         help="for laptop scale: set KEY of every sweep it submits (limits.max_total_trials=4), "
+                         "printed for each job it changes (repeatable)")
+        sub.add_argument("--set-input", dest="set_input", action="append", default=[], metavar="NAME=VALUE",
+                         help="set the literal input NAME of every job and step it submits (epochs=1), printed "
+                         "for each job it changes (repeatable)")
+        sub.add_argument("--ignore", metavar="CODES",
+                         help="lint codes or prefixes not to check in what it submits, comma-separated, as "
+                         "job create --ignore")
+        sub.add_argument("--workspace", "-w", metavar="DIR",
+                         help="the workspace folder (default: $AMLLAB_WORKSPACE, the nearest .amllab/ above the "
+                         "current directory, else .amllab/ beside PATH)")
 
 
 def _scenario_parsers(groups: Any) -> None:
@@ -295,6 +335,8 @@ def _dispatch(args: argparse.Namespace) -> int:
         return _schedule(args)
     if args.group == "scenario":
         return _scenario(args)
+    if args.group in ("notebook", "script"):
+        return _sdk(args)
     if args.group == "job":
         if args.verb == "create":
             workspace = Workspace.locate(args.workspace, Path(args.file), create=False, must_exist=False)
@@ -446,6 +488,19 @@ def _schedule(args: argparse.Namespace) -> int:
     shown = schedules.enable(workspace, name) if args.verb == "enable" else schedules.disable(workspace, name)
     _print(shown, args.output, ("name", "is_enabled", "trigger", "time_zone"))
     return 0
+
+
+def _sdk(args: argparse.Namespace) -> int:
+    from .sdk import notebook, overrides
+    from .workspace import Workspace
+
+    given = [overrides.parse("sweep", text) for text in args.set_sweep]
+    given += [overrides.parse("input", text) for text in args.set_input]
+    ignore = [code.strip().upper() for code in (args.ignore or "").split(",") if code.strip()]
+    workspace = Workspace.locate(args.workspace, args.path, create=True)
+    if args.group == "notebook":
+        return notebook.run_notebook(args.path, workspace, args.output, given, ignore, args.timeout)
+    return notebook.run_script(args.path, list(args.arguments), workspace, given, ignore)
 
 
 def _scenario(args: argparse.Namespace) -> int:
