@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -76,8 +77,9 @@ class CloudOnlyError(Exception):
         return [f"CloudOnlyError: {self}"]
 
 
-class LintRefusal(Exception):
-    """A submission aml-lint refuses, as ``aml-run job create`` refuses it: the findings."""
+class SubmissionRefused(Exception):
+    """What ``aml-run job create`` (or ``schedule|component create``) refuses, in its words: the
+    lint findings, or the one line saying what is missing (an unregistered asset, unmapped data)."""
 
     def _render_traceback_(self) -> list[str]:
         return str(self).splitlines()
@@ -329,18 +331,29 @@ def _apply_overrides(written: translate.Written) -> list[str]:
 
 
 def _submit(workspace: Workspace, spec: Path, name: str) -> str:
-    from validator.spec import SpecError
-
     from .. import jobs
 
     ignore = [str(code) for code in session.settings().get("ignore") or []]
-    try:
+    with _refusals(spec):
         return jobs.submit(spec, workspace, name, warn=sys.stderr, ignore=ignore)
+
+
+@contextmanager
+def _refusals(spec: Path) -> Iterator[None]:
+    """What aml-run refuses, as the SDK would raise it: an unknown asset as ResourceNotFoundError,
+    lint errors and the rest as one SubmissionRefused with aml-run's own words."""
+    from validator.errors import AmllabError
+    from validator.spec import SpecError
+
+    try:
+        yield
     except SpecError as error:
-        raise LintRefusal(error.render(color=False) + "aml-run: the spec has lint errors, so it was not "
-                          "submitted:\n" + error.refusal()) from None
+        raise SubmissionRefused(error.render(color=False) + "aml-run: the spec has lint errors, so it was not "
+                                f"submitted ({spec}):\n" + error.refusal()) from None
     except NotFound as error:
         raise ResourceNotFoundError(str(error)) from None
+    except AmllabError as error:
+        raise SubmissionRefused(f"aml-run: {error} (the YAML: {spec})") from None
 
 
 def _job_entity(workspace: Workspace, workspace_name: str, shown: dict[str, Any]) -> Job:
@@ -556,14 +569,8 @@ class ComponentOperations(_Operations):
         _validate(component)
         folder = self._workspace.folder / SPECS / "components" / f"{component.name}-{component.version}"
         written = _translate(lambda note: translate.write_component(component, folder, note=note), component)
-        try:
+        with _refusals(written.main):
             entry = assets.create_component(self._workspace, str(written.main))
-        except Exception as error:
-            from validator.spec import SpecError
-
-            if isinstance(error, SpecError):
-                raise LintRefusal(error.render(color=False)) from None
-            raise
         _say(f"component {entry['name']}:{entry['version']} registered; the YAML it became: {written.main}")
         return self.get(entry["name"], version=entry["version"])
 
@@ -617,14 +624,8 @@ class ScheduleOperations(_Operations):
 
             write_text_atomic(job_file, "# Overridden by aml-run: " + "; ".join(changes) + "\n"
                               + yaml.safe_dump(job, sort_keys=False, allow_unicode=True, width=100))
-        try:
+        with _refusals(written.main):
             schedules.create(self._workspace, written.main, warn=sys.stderr)
-        except Exception as error:
-            from validator.spec import SpecError
-
-            if isinstance(error, SpecError):
-                raise LintRefusal(error.render(color=False)) from None
-            raise
         if schedule.is_enabled is False:
             schedules.disable(self._workspace, schedule.name)
         _say(f"schedule {schedule.name} registered; the YAML it became: {written.main} (it fires while "
@@ -892,7 +893,7 @@ class OfflineMLClient:
             return self.environments.create_or_update(entity, **kwargs)
         if isinstance(entity, Data):
             return self.data.create_or_update(entity, **kwargs)
-        if isinstance(entity, Component) or getattr(entity, "_pipeline_builder", None) is not None:
+        if isinstance(entity, Component) or translate.is_component_function(entity):
             return self.components.create_or_update(entity, **kwargs)
         if isinstance(entity, Model):
             return self.models.create_or_update(entity, **kwargs)

@@ -40,6 +40,7 @@ import hashlib
 import json
 import os
 import re
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -647,11 +648,19 @@ def _trigger(trigger: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def as_component(component: Any) -> Any:
-    """A ``@dsl.pipeline`` function as the pipeline component it builds; anything else as it is."""
-    builder = getattr(component, "_pipeline_builder", None)
-    if builder is not None:
-        return builder.build()
+    """A component function (``@dsl.pipeline``, mldesigner's ``@command_component``) as the
+    component azure-ai-ml registers for it (its own ``_refine_component``); a component object as
+    it is."""
+    if is_component_function(component):
+        from azure.ai.ml.operations._component_operations import _refine_component
+
+        return _refine_component(component)
     return component
+
+
+def is_component_function(value: Any) -> bool:
+    return isinstance(value, types.FunctionType) and bool(
+        getattr(value, "_is_dsl_func", False) or getattr(value, "_is_mldesigner_component", False))
 
 
 _HEADER = "# Written by aml-run from the SDK object the notebook or script submitted: the CLI YAML of what\n" \
@@ -682,7 +691,7 @@ def service_body(entity: Any) -> dict[str, Any]:
             job.pop("experimentName", None)
             action = {**action, "jobDefinition": job}
         return _canonical({**body, "action": action}, _base(entity))
-    if isinstance(entity, Component) or getattr(entity, "_pipeline_builder", None) is not None:
+    if isinstance(entity, Component) or is_component_function(entity):
         component = as_component(entity)
         return _canonical(_component_spec(component, anonymous=False), _base(component))
     body = _encode(to_rest_job_object(entity), _base(entity))
