@@ -211,7 +211,7 @@ class JobOperations(_Operations):
             shown = jobs.show(workspace, name)
         except NotFound as error:
             raise ResourceNotFoundError(str(error)) from None
-        return _job_entity(workspace, self._client.workspace_name, shown)
+        return _job_entity(workspace, self._client._local_name, shown)
 
     def list(self, *, parent_job_name: str | None = None, **kwargs: Any) -> Iterator[Job]:
         from .. import jobs
@@ -225,7 +225,7 @@ class JobOperations(_Operations):
             if row.get("status") == "Damaged":
                 continue
             try:
-                yield _job_entity(workspace, self._client.workspace_name, jobs.show(workspace, row["name"]))
+                yield _job_entity(workspace, self._client._local_name, jobs.show(workspace, row["name"]))
             except (RunnerError, OSError):
                 continue
 
@@ -417,13 +417,13 @@ class ComputeOperations(_Operations):
                 f"compute '{name}' is not registered in the workspace {self._workspace.folder}: create it in "
                 f"the notebook (ml_client.compute.begin_create_or_update) or with `aml-run compute create "
                 f"--name {name} --workspace {self._workspace.folder}`") from None
-        return _compute_entity(self._client.workspace_name, name, entry)
+        return _compute_entity(self._client._local_name, name, entry)
 
     def list(self, **kwargs: Any) -> Iterator[Compute]:
         from .. import assets
 
         for row in assets.list_assets(self._workspace, "compute"):
-            yield _compute_entity(self._client.workspace_name, row["name"], row)
+            yield _compute_entity(self._client._local_name, row["name"], row)
 
     def begin_create_or_update(self, compute: Compute, **kwargs: Any) -> Poller:
         from .. import assets
@@ -499,14 +499,14 @@ class EnvironmentOperations(_Operations):
 
     def get(self, name: str, version: str | None = None, label: str | None = None, **kwargs: Any) -> Environment:
         found_name, found_version, entry = _lookup(self._workspace, "environment", name, version, label)
-        return _environment_entity(self._client.workspace_name, found_name, found_version, entry)
+        return _environment_entity(self._client._local_name, found_name, found_version, entry)
 
     def list(self, name: str | None = None, **kwargs: Any) -> Iterator[Environment]:
         from .. import assets
 
         for row in assets.list_assets(self._workspace, "environment"):
             if name is None or row["name"] == name:
-                yield _environment_entity(self._client.workspace_name, row["name"], row["version"], row)
+                yield _environment_entity(self._client._local_name, row["name"], row["version"], row)
 
 
 def _environment_entity(workspace_name: str, name: str, version: str | None, entry: dict[str, Any]) -> Environment:
@@ -533,14 +533,14 @@ class DataOperations(_Operations):
 
     def get(self, name: str, version: str | None = None, label: str | None = None, **kwargs: Any) -> Data:
         found_name, found_version, entry = _lookup(self._workspace, "data", name, version, label)
-        return _data_entity(self._client.workspace_name, found_name, found_version, entry)
+        return _data_entity(self._client._local_name, found_name, found_version, entry)
 
     def list(self, name: str | None = None, **kwargs: Any) -> Iterator[Data]:
         from .. import assets
 
         for row in assets.list_assets(self._workspace, "data"):
             if name is None or row["name"] == name:
-                yield _data_entity(self._client.workspace_name, row["name"], row["version"], row)
+                yield _data_entity(self._client._local_name, row["name"], row["version"], row)
 
 
 def _data_entity(workspace_name: str, name: str, version: str | None, entry: dict[str, Any]) -> Data:
@@ -576,14 +576,14 @@ class ComponentOperations(_Operations):
 
     def get(self, name: str, version: str | None = None, label: str | None = None, **kwargs: Any) -> Component:
         found_name, found_version, entry = _lookup(self._workspace, "component", name, version, label)
-        return _component_entity(self._workspace, self._client.workspace_name, found_name, found_version, entry)
+        return _component_entity(self._workspace, self._client._local_name, found_name, found_version, entry)
 
     def list(self, name: str | None = None, **kwargs: Any) -> Iterator[Component]:
         from .. import assets
 
         for row in assets.list_assets(self._workspace, "component"):
             if name is None or row["name"] == name:
-                yield _component_entity(self._workspace, self._client.workspace_name, row["name"], row["version"], row)
+                yield _component_entity(self._workspace, self._client._local_name, row["name"], row["version"], row)
 
 
 def _component_entity(workspace: Workspace, workspace_name: str, name: str, version: str | None,
@@ -642,7 +642,7 @@ class ScheduleOperations(_Operations):
             shown = schedules.show(self._workspace, name)
         except NotFound as error:
             raise _not_found(error) from None
-        return _schedule_entity(self._client.workspace_name, shown)
+        return _schedule_entity(self._client._local_name, shown)
 
     def list(self, **kwargs: Any) -> Iterator[JobSchedule]:
         from .. import schedules
@@ -797,7 +797,7 @@ class ModelOperations(_Operations):
                 found = client.get_model_version(name, str(version))
         except MlflowException as error:
             raise ResourceNotFoundError(f"model {name}: {error.message}") from None
-        return _model_entity(self._client.workspace_name, found)
+        return _model_entity(self._client._local_name, found)
 
     def list(self, name: str | None = None, **kwargs: Any) -> Iterator[Model]:
         client = self._mlflow()
@@ -805,10 +805,10 @@ class ModelOperations(_Operations):
             for registered in client.search_registered_models():
                 versions = client.search_model_versions(f"name='{registered.name}'")
                 if versions:
-                    yield _model_entity(self._client.workspace_name, max(versions, key=lambda v: int(v.version)))
+                    yield _model_entity(self._client._local_name, max(versions, key=lambda v: int(v.version)))
         else:
             for found in client.search_model_versions(f"name='{name}'"):
-                yield _model_entity(self._client.workspace_name, found)
+                yield _model_entity(self._client._local_name, found)
 
 
 def _model_entity(workspace_name: str, version: Any) -> Model:
@@ -852,7 +852,10 @@ class OfflineMLClient:
         self._workspace = bound_workspace()
         self.subscription_id = subscription_id or SUBSCRIPTION
         self.resource_group_name = resource_group_name or RESOURCE_GROUP
-        self.workspace_name = workspace_name or (self._workspace.folder.parent.name or "amllab")
+        # Ids name the local workspace as a job's processes see it (AZUREML_ARM_* in
+        # runner/command.py): all-zero subscription, resource group amllab-local.
+        self._local_name = self._workspace.folder.parent.name or "amllab"
+        self.workspace_name = workspace_name or self._local_name
         if registry_name:
             raise CloudOnlyError(f"MLClient(registry_name={registry_name!r})",
                                  "a registry is shared through Azure; the local workspace holds no registry")
@@ -878,10 +881,10 @@ class OfflineMLClient:
         return cls(credential, **kwargs)
 
     def _workspace_entity(self) -> WorkspaceEntity:
-        entity = WorkspaceEntity(name=self.workspace_name, location="local", resource_group=self.resource_group_name,
+        entity = WorkspaceEntity(name=self._local_name, location="local", resource_group=RESOURCE_GROUP,
                                  description=f"aml-run's local workspace {self._workspace.folder}")
-        entity._id = (f"/subscriptions/{self.subscription_id}/resourceGroups/{self.resource_group_name}/providers/"
-                      f"Microsoft.MachineLearningServices/workspaces/{self.workspace_name}")
+        entity._id = (f"/subscriptions/{SUBSCRIPTION}/resourceGroups/{RESOURCE_GROUP}/providers/"
+                      f"Microsoft.MachineLearningServices/workspaces/{self._local_name}")
         entity._mlflow_tracking_uri = self._workspace.tracking_uri
         return entity
 

@@ -302,6 +302,7 @@ class Writer:
         self.note = note or (lambda _message: None)
         self.files: list[Path] = []
         self._components: dict[int, str] = {}
+        self._by_content: dict[str, str] = {}
         self._names: set[str] = set()
 
     # files
@@ -368,7 +369,9 @@ class Writer:
         """A pipeline step's component: ``azureml:name:version`` when it is registered (it has an
         id), else a file of its own under components/ (written once per component object)."""
         if isinstance(component, str):
-            return _reference("components", component) or component
+            # A component named by reference (a loaded YAML's ``azureml:name:version`` arrives
+            # as ``name:version``): a registered one.
+            return _reference("components", component) or f"azureml:{component}"
         if getattr(component, "id", None):
             return _reference("components", component.id) or f"azureml:{component.name}:{component.version}"
         known = self._components.get(id(component))
@@ -376,11 +379,8 @@ class Writer:
             return known
         name = component.name if component.name and component.name != ANONYMOUS else (
             component.display_name or "component")
-        stem = self._unique(name)
-        relative = f"components/{stem}.yml"
-        self._components[id(component)] = relative
         if isinstance(component, PipelineComponent):
-            data = self.pipeline_component(component, Path(relative).parent)
+            data = self.pipeline_component(component, Path("components"))
             kind = "pipelineComponent"
         elif isinstance(component, CommandComponent):
             data = self.command_component(component)
@@ -388,7 +388,15 @@ class Writer:
         else:
             raise TranslationError(f"a {type(component).__name__} ({getattr(component, 'type', '?')} component) "
                                    "is not a command or pipeline component; aml-run runs those")
-        self._write(relative, {"$schema": SCHEMAS[kind], **data})
+        data = {"$schema": SCHEMAS[kind], **data}
+        # A @dsl.pipeline function called twice builds two equal component objects: one file.
+        content = json.dumps(plain(data), sort_keys=True, default=str)
+        relative = self._by_content.get(content)
+        if relative is None:
+            relative = f"components/{self._unique(name)}.yml"
+            self._by_content[content] = relative
+            self._write(relative, data)
+        self._components[id(component)] = relative
         return relative
 
     def command_component(self, component: CommandComponent) -> dict[str, Any]:
