@@ -339,7 +339,7 @@ def _submit(workspace: Workspace, spec: Path, name: str) -> str:
 
 
 @contextmanager
-def _refusals(spec: Path) -> Iterator[None]:
+def _refusals(spec: Path | None = None) -> Iterator[None]:
     """What aml-run refuses, as the SDK would raise it: an unknown asset as ResourceNotFoundError,
     lint errors and the rest as one SubmissionRefused with aml-run's own words."""
     from validator.errors import AmllabError
@@ -349,11 +349,11 @@ def _refusals(spec: Path) -> Iterator[None]:
         yield
     except SpecError as error:
         raise SubmissionRefused(error.render(color=False) + "aml-run: the spec has lint errors, so it was not "
-                                f"submitted ({spec}):\n" + error.refusal()) from None
+                                f"submitted ({spec or error.path}):\n" + error.refusal()) from None
     except NotFound as error:
         raise ResourceNotFoundError(str(error)) from None
     except AmllabError as error:
-        raise SubmissionRefused(f"aml-run: {error} (the YAML: {spec})") from None
+        raise SubmissionRefused(f"aml-run: {error}" + (f" (the YAML: {spec})" if spec else "")) from None
 
 
 def _job_entity(workspace: Workspace, workspace_name: str, shown: dict[str, Any]) -> Job:
@@ -491,9 +491,10 @@ class EnvironmentOperations(_Operations):
             # Named by content: the same environment registered again is the same entry.
             conda = folder / f"{environment.name}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.conda.yml"
             write_text_atomic(conda, text)
-        entry = assets.create_environment(self._workspace, None, environment.name,
-                                          str(environment.version) if environment.version else None,
-                                          conda_file=str(conda) if conda else None, image=environment.image)
+        with _refusals():
+            entry = assets.create_environment(self._workspace, None, environment.name,
+                                              str(environment.version) if environment.version else None,
+                                              conda_file=str(conda) if conda else None, image=environment.image)
         _say(f"environment {entry['name']}:{entry['version']} registered")
         return self.get(entry["name"], version=entry["version"])
 
@@ -526,8 +527,9 @@ class DataOperations(_Operations):
         path = str(data.path)
         if translate.is_local(path):
             path = translate.absolute(path, getattr(data, "base_path", None) or os.getcwd())
-        entry = assets.create_data(self._workspace, None, data.name, str(data.version) if data.version else None,
-                                   path, str(data.type) if data.type else None, data.description)
+        with _refusals():
+            entry = assets.create_data(self._workspace, None, data.name, str(data.version) if data.version else None,
+                                       path, str(data.type) if data.type else None, data.description)
         _say(f"data {entry['name']}:{entry['version']} registered ({entry['path']})")
         return self.get(entry["name"], version=entry["version"])
 
