@@ -16,7 +16,7 @@ Before a notebook runs, what its README asks a learner to have is there: the com
 notebooks name (cpu-cluster, gpu-cluster), registered as `aml-run compute create` registers them;
 remote data mapped with `aml-run data map` to the checkout's own copies of the same files
 (tools/run_examples.py's MIRRORS, with why each is the same data) or to a stand-in made here
-(STANDINS: small files of the published format, with why); the files a notebook's own cell
+(STANDINS: small files of the published format, with why; they let a job run, not learn); the files a notebook's own cell
 would download, made beforehand when that cell skips what exists (PREPARED). The notebook itself
 runs as it is, with explicit, printed overrides for laptop scale (OVERRIDES and
 --set-sweep limits.max_total_trials=4 --set-sweep limits.max_concurrent_trials=2 for every one).
@@ -84,21 +84,45 @@ class Row:
 
 # -- stand-ins ------------------------------------------------------------------------------------
 
-def _idx(path: Path, magic: int, shape: tuple[int, ...], fill: Callable[[int], int]) -> None:
+def _idx(path: Path, magic: int, shape: tuple[int, ...], seed: int, compress: bool = False) -> None:
     """An MNIST idx file (http://yann.lecun.com/exdb/mnist/ gives the format): big-endian magic
-    and sizes, then unsigned bytes."""
-    count = 1
-    for size in shape:
-        count *= size
-    path.write_bytes(struct.pack(">I", magic) + b"".join(struct.pack(">I", s) for s in shape)
-                     + bytes(fill(i) % 256 for i in range(count)))
+    and sizes, then unsigned bytes (here a fixed pattern, not digits)."""
+    import numpy
+
+    count = int(numpy.prod(shape))
+    values = (numpy.arange(count, dtype=numpy.uint64) * 37 + seed) % (10 if magic == 2049 else 251)
+    body = struct.pack(">I", magic) + b"".join(struct.pack(">I", s) for s in shape) + values.astype("uint8").tobytes()
+    if compress:
+        path.with_name(path.name + ".gz").write_bytes(gzip.compress(body, compresslevel=1))
+    else:
+        path.write_bytes(body)
 
 
-def mnist_standin(folder: Path, images: int = 120) -> None:
+def mnist_standin(folder: Path, train: int, test: int, compress: bool = False) -> Path:
+    """The four MNIST idx files, ``train`` and ``test`` images of 28x28 with their labels."""
     folder.mkdir(parents=True, exist_ok=True)
-    for prefix, count in (("train", images), ("t10k", images // 4)):
-        _idx(folder / f"{prefix}-images-idx3-ubyte", 2051, (count, 28, 28), lambda i: (i * 37) % 251)
-        _idx(folder / f"{prefix}-labels-idx1-ubyte", 2049, (count,), lambda i: i % 10)
+    for prefix, count in (("train", train), ("t10k", test)):
+        _idx(folder / f"{prefix}-images-idx3-ubyte", 2051, (count, 28, 28), 1, compress)
+        _idx(folder / f"{prefix}-labels-idx1-ubyte", 2049, (count,), 3, compress)
+    return folder
+
+
+@dataclass
+class StandIn:
+    """Remote data with no copy in the checkout, made here in the published format."""
+    prefixes: tuple[str, ...]
+    make: Callable[[Path], Path]
+    why: str
+
+
+STANDINS = (
+    StandIn(("wasbs://datasets@azuremlexamples.blob.core.windows.net/mnist/",
+             "https://azuremlexamples.blob.core.windows.net/datasets/mnist/"),
+            lambda root: mnist_standin(root / "mnist-gz", 600, 100, compress=True),
+            "the keras and tensorflow tuning notebooks read MNIST's four gzipped idx files from this folder "
+            "(utils.load_data takes the counts from the headers): 600 training and 100 test images of the same "
+            "format, made here (stand-ins, not MNIST's digits)"),
+)
 
 
 @dataclass
@@ -110,9 +134,9 @@ class Prepared:
 
 PREPARED = {
     "image_classification_keras_minist_convnet.ipynb": Prepared(
-        lambda folder: mnist_standin(folder / "mnist"),
-        "its cell downloads MNIST's four idx files into mnist/ unless they are there: 120 training and 30 test "
-        "images of the same idx format, made here (stand-ins, not MNIST's digits)"),
+        lambda folder: mnist_standin(folder / "mnist", 60000, 10000),
+        "its cell downloads MNIST's four idx files into mnist/ unless they are there, and its prep step reads "
+        "60,000 and 10,000 images: idx files of that size and format, made here (stand-ins, not MNIST's digits)"),
 }
 
 
@@ -159,6 +183,15 @@ def prepare(checkout: Path, folder: Path, python: str, log: list[str]) -> None:
         for prefix in prefixes:
             aml(python, ["data", "map", "--uri-prefix", prefix, "--path", str(target), "-w", str(workspace)], folder)
         log.append(f"mapped {', '.join(prefixes)} to the checkout's copy: {mirror.why}")
+    _standins(_scratch_root(folder), workspace, folder, python, log)
+
+
+def _standins(root: Path, workspace: Path, folder: Path, python: str, log: list[str]) -> None:
+    for standin in STANDINS:
+        made = standin.make(root / "standins")
+        for prefix in standin.prefixes:
+            aml(python, ["data", "map", "--uri-prefix", prefix, "--path", str(made), "-w", str(workspace)], folder)
+        log.append(f"mapped {', '.join(standin.prefixes)} to a stand-in: {standin.why}")
 
 
 def _scratch_root(folder: Path) -> Path:
