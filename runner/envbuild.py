@@ -146,6 +146,12 @@ def uv_environment(settings: dict[str, str] | None = None) -> dict[str, str]:
         env["SSL_CERT_FILE"] = settings["cert"]
     env["UV_NO_PROGRESS"] = "1"
     env["UV_PYTHON_DOWNLOADS"] = "never"  # the base interpreter, never one fetched from the network
+    # uv's output ends up in logs and in a job's error message: plain text, also when the caller
+    # forces colour (a Jupyter kernel sets FORCE_COLOR and CLICOLOR_FORCE; its escapes reached a
+    # failed job's message). uv follows the NO_COLOR convention, https://no-color.org/.
+    for forcing in ("FORCE_COLOR", "CLICOLOR_FORCE"):
+        env.pop(forcing, None)
+    env["NO_COLOR"] = "1"
     return env
 
 

@@ -343,3 +343,18 @@ def test_curated_families_name_pypi_packages_and_never_a_cuda_build() -> None:
     assert curated_requirements("AzureML-tensorflow-2.12-cuda11") == ("tensorflow-cpu",)
     assert curated_requirements("AzureML-acpt-pytorch-2.8-cuda12.6") == ()
     assert curated_requirements("AzureML-minimal-ubuntu22.04-py311-cpu") == ()
+
+
+def test_uv_writes_plain_text_even_when_the_caller_forces_colour(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Jupyter kernel forces colour; uv's messages end up in a failed job's error, as text."""
+    import subprocess
+
+    from runner.envbuild import uv_bin, uv_environment
+
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    monkeypatch.setenv("CLICOLOR_FORCE", "1")
+    env = uv_environment()
+    assert env.get("NO_COLOR") == "1" and "FORCE_COLOR" not in env and "CLICOLOR_FORCE" not in env
+    said = subprocess.run([uv_bin(), "pip", "install", "--dry-run", "--offline", "--python", sys.executable,
+                           "no-such-package-amllab==0"], env=env, capture_output=True, text=True, timeout=120)
+    assert said.returncode != 0 and said.stderr and "\x1b[" not in said.stderr, said.stderr
