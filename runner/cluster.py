@@ -300,8 +300,27 @@ class ClusterHost:
         env.update({name: agent.relocate(value) for name, value in launch.env.items()
                     if os.environ.get(name) != value and name not in ("PATH", "VIRTUAL_ENV")})
         env.update({name: agent.relocate(value) for name, value in (self.plan.environment_variables or {}).items()})
-        pid = ray.get(agent.actor.start.remote(key, [agent.relocate(part) for part in launch.argv], env,
-                                               agent.relocate(str(launch.log))), timeout=ANSWER_TIMEOUT)
+        argv = [agent.relocate(part) for part in launch.argv]
+        # Ray may call an actor unavailable for a moment ("the task may or may not have been
+        # executed"): the agent's start is idempotent per key, so asking again is safe. A node
+        # that stays silent, or is gone, is lost before the process started, as after.
+        unreachable_since = time.monotonic()
+        while True:
+            try:
+                pid = ray.get(agent.actor.start.remote(key, argv, env, agent.relocate(str(launch.log))),
+                              timeout=ANSWER_TIMEOUT)
+                break
+            except ray.exceptions.ActorUnavailableError as error:
+                if time.monotonic() - unreachable_since < UNREACHABLE_GRACE:
+                    time.sleep(0.5)
+                    continue
+                pid, lost = -1, error
+            except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError) as error:
+                pid, lost = -1, error
+            launch.process = RemoteProcess(self, key, pid)
+            agent.processes.append(launch.process)
+            self._lose(agent, lost)
+            return
         launch.process = RemoteProcess(self, key, pid)
         launch.pgid = pid
         agent.processes.append(launch.process)
@@ -313,9 +332,9 @@ class ClusterHost:
         return self.agents[0]
 
     def record(self, run_dir: Path, launches: list[distributed.Launch]) -> None:
-        status.update(run_dir, command_ended=False, cluster={"address": self.plan.compute["address"],
-                                        "nodes": [dict(agent.where, guards=[process.pid for process in agent.processes])
-                                                  for agent in self.agents]})
+        nodes = [dict(agent.where, guards=[process.pid for process in agent.processes if process.pid > 0])
+                 for agent in self.agents]
+        status.update(run_dir, command_ended=False, cluster={"address": self.plan.compute["address"], "nodes": nodes})
 
     def refresh(self, force: bool = False) -> None:
         """Ask every node what ended and what its logs say now (at most every POLL_PERIOD)."""

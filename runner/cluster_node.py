@@ -103,7 +103,11 @@ class NodeAgent:
         return distributed.free_port("")
 
     def start(self, key: str, argv: list[str], env: dict[str, str], log: str, grace: float = 5.0) -> int:
-        """Start one process under its guard; returns the guard's pid."""
+        """Start one process under its guard; returns the guard's pid. Asked again for a
+        ``key`` it has started (the supervisor retries a call Ray could not confirm), it
+        starts nothing and answers the same pid."""
+        if key in self.guards:
+            return int(Path(self.guards[key]["pid_file"]).read_text())
         guards = self.folder / ".guards"
         guards.mkdir(exist_ok=True)
         files = {"pid_file": str(guards / f"{key}.pid"), "exit_file": str(guards / f"{key}.exit")}

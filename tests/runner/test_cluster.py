@@ -311,6 +311,55 @@ def test_a_cancel_stops_a_job_on_its_node(lab: Path) -> None:
 
 
 # Last in the module: it takes the worker node away from the module's cluster.
+# A driver of its own (the suite's worker never joins the cluster): an agent asked twice for
+# the same launch starts one process, and a launch on an agent that is gone loses its node.
+START_TWICE = """\
+import json, subprocess, sys, time, types
+from pathlib import Path
+import ray
+from runner import cluster, distributed
+from runner.cluster_node import NodeAgent
+
+cluster.connect(sys.argv[1])
+run_dir = Path(sys.argv[2])
+(run_dir / "wd").mkdir(parents=True)
+actor = NodeAgent.remote()
+where = ray.get(actor.open.remote("twice"))
+ray.get(actor.receive.remote(cluster._bundle(run_dir)))
+sleeper = [sys.executable, "-c", "import time; time.sleep(60)"]
+log = str(Path(where["folder"]) / "user_logs" / "std_log.txt")
+first = ray.get(actor.start.remote("launch0", sleeper, {"PATH": "/usr/bin:/bin"}, log))
+again = ray.get(actor.start.remote("launch0", sleeper, {"PATH": "/usr/bin:/bin"}, log))
+guards = sorted(path.name for path in (Path(where["folder"]) / ".guards").glob("*.pid"))
+ray.kill(actor)
+plan = types.SimpleNamespace(environment_variables={}, compute={"address": sys.argv[1]})
+host = cluster.ClusterHost(run_dir, plan, print, [cluster.Agent(actor, where, run_dir, {})], None)
+launch = distributed.Launch(argv=sleeper, env={}, log=run_dir / "user_logs" / "std_log.txt", role="command")
+host.start(launch, run_dir / "wd")
+print(json.dumps({"first": first, "again": again, "guards": guards, "code": launch.process.returncode,
+                  "lost": host.lost(), "node": where["node_id"]}))
+"""
+
+
+def test_a_start_asked_twice_starts_once_and_a_start_on_a_gone_agent_loses_its_node(cluster: dict,
+                                                                                   tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    driver = subprocess.run([sys.executable, "-c", START_TWICE, cluster["address"], str(tmp_path / "run")],
+                            cwd=Path(__file__).resolve().parents[2], capture_output=True, text=True, timeout=240)
+    assert driver.returncode == 0, driver.stderr[-3000:]
+    said = json.loads(driver.stdout.strip().splitlines()[-1])
+    assert said["first"] == said["again"] and said["guards"] == ["launch0.pid"], said
+    assert said["code"] == -9, said
+    assert said["lost"] and said["node"][:8] in said["lost"], said
+    # The guard outlives its agent only to stop the process: nothing of the launch stays.
+    deadline = time.monotonic() + 30
+    while not pid_gone(said["first"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert pid_gone(said["first"])
+
+
 def test_a_node_lost_mid_job_fails_it_naming_the_node_and_a_spot_job_is_requeued(lab: Path, cluster: dict) -> None:
     workspace = Workspace(lab / ".amllab")
     write(lab, "waiter/wait.py", WAITER)
