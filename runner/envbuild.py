@@ -50,7 +50,7 @@ from typing import Callable
 from .cache import cache_dir
 from .errors import RunnerError
 
-FORMAT = 1  # bump when a build's layout changes: old builds are then not reused
+FORMAT = 2  # bump when a build's layout changes: old builds are then not reused
 TORCH_FAMILY = frozenset({"torch", "torchvision", "torchaudio", "triton", "pytorch-triton"})
 
 # Never compiled from source: an old pin of these (meant for another Python) would otherwise
@@ -300,6 +300,36 @@ def _layer(venv: Path, below: list[str]) -> None:
         script.chmod(0o755)
 
 
+# The base's console scripts, run by the job's interpreter: the job's own venv when one is
+# active (VIRTUAL_ENV, a job's layer over this build), else this build's.
+_BASE_SCRIPT = """#!/bin/sh
+'''exec' "${{VIRTUAL_ENV:-$(dirname -- "$(dirname -- "$(realpath -- "$0")")")}}/bin/python" "$0" "$@"
+' '''
+import sys
+from {module} import {head}
+sys.exit({call}())
+"""
+
+
+def _base_scripts(venv: Path, below: list[str]) -> int:
+    """Give ``venv`` the console scripts of the distributions in ``below`` that it lacks: an
+    image's programs (``mldesigner``, ``mlflow``) are on a job's PATH there, and a venv layered
+    over a base sees the base's packages but not its scripts. Returns how many it wrote."""
+    from importlib import metadata
+
+    written = 0
+    for dist in metadata.distributions(path=below):
+        for entry in dist.entry_points:
+            script = venv / "bin" / entry.name
+            if entry.group != "console_scripts" or "/" in entry.name or script.exists() or not entry.attr:
+                continue
+            script.write_text(_BASE_SCRIPT.format(module=entry.module, head=entry.attr.split(".")[0],
+                                                  call=entry.attr))
+            script.chmod(0o755)
+            written += 1
+    return written
+
+
 def job_layer(built: Built, folder: Path) -> Path:
     """The job's own, writable venv over the shared build: what a ``pip install`` in the
     command changes, as the service's container is the job's own. The shared build is never
@@ -328,6 +358,7 @@ def _build(final: Path, key: str, install: list[str], base: dict[str, str], labe
              [uv_bin(), "venv", "--quiet", "--relocatable", "--no-project", "--python", sys.executable,
               str(staging)])
         _layer(staging, base_site_folders())
+        _base_scripts(staging, base_site_folders())
         log(f"environment {label}: virtual environment over the base ({time.monotonic() - step:.1f} s)")
         installed: list[str] = []
         if install:

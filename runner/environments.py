@@ -73,6 +73,11 @@ CONDA_TO_PIP: dict[str, str | None] = {
 }
 
 
+# What a conda file's `pip` brings along (see conda_dependencies); amllab's own [run] extra has it,
+# so that it costs an environment no build.
+PIP_SETUPTOOLS = "setuptools<81"
+
+
 @dataclass(frozen=True)
 class CondaDependencies:
     pip: tuple[str, ...]           # the pip list and the conda packages mapped to pip names
@@ -112,6 +117,7 @@ def conda_dependencies(conda: dict[str, Any], folder: Path | None = None) -> Con
     mapped: list[str] = []
     conda_only: list[str] = []
     pin = None
+    lists_pip = False
     for dependency in conda.get("dependencies") or []:
         if isinstance(dependency, dict):
             for requirement in dependency.get("pip") or []:
@@ -124,6 +130,8 @@ def conda_dependencies(conda: dict[str, Any], folder: Path | None = None) -> Con
                     pip.append(text)
         elif isinstance(dependency, str):
             compact = dependency.replace(" ", "")
+            if re.match(r"(\w+::)?pip([<>=!~ ]|$)", compact):
+                lists_pip = True
             if compact.startswith("python=") or compact == "python" or compact.startswith("python>") \
                     or compact.startswith("python<"):
                 if compact.startswith("python="):
@@ -134,6 +142,10 @@ def conda_dependencies(conda: dict[str, Any], folder: Path | None = None) -> Con
                 conda_only.append(dependency)
             elif converted:
                 mapped.append(str(converted))
+    if lists_pip and not any(re.match(r"setuptools\b", text, re.IGNORECASE) for text in mapped + pip):
+        # conda's pip package depends on setuptools, and the one conda installs has pkg_resources
+        # (gone from setuptools 81): code that imports it runs there.
+        mapped.append(PIP_SETUPTOOLS)
     return CondaDependencies(tuple(mapped + pip), pin, tuple(conda_only))
 
 

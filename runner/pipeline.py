@@ -384,6 +384,23 @@ def _bound_settings(settings: dict[str, Any], bound: dict[str, list[str]], plan:
     return out
 
 
+PRIMITIVE_OUTPUTS = ("string", "integer", "number", "boolean")
+
+
+def primitive_output_value(step: str, port: str, path: Path) -> str:
+    """The value a step gave its primitive output (``type: string`` and the like, what an
+    mldesigner ``@command_component`` returns): the text of the output's path, or of ``output``
+    inside it when the step got a folder, as mldesigner's executor writes it
+    (https://pypi.org/project/mldesigner/; Microsoft's example:
+    https://github.com/Azure/azureml-examples/tree/main/sdk/python/jobs/pipelines/1b_pipeline_with_python_function_components).
+    The service hands the next step the value itself, not a path."""
+    for candidate in (path, path / "output"):
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8").strip()
+    raise RunnerError(f"step '{step}' wrote no value for its {port!r} output (expected in {path} or "
+                      f"{path / 'output'}): a primitive output's value is the text its command writes there")
+
+
 def _bind_input(value: Any, parts: list[str] | None, plan: PipelinePlan, upstream: dict[str, dict[str, Any]],
                 base: Path) -> Any:
     """An input's value for the step: ``parts`` is its binding (None for a value as written)."""
@@ -398,6 +415,8 @@ def _bind_input(value: Any, parts: list[str] | None, plan: PipelinePlan, upstrea
                     "mode": planned.get("mode")}
         if parts[1] == "jobs":
             producer = upstream[parts[2]][parts[4]]
+            if producer["type"] in PRIMITIVE_OUTPUTS:
+                return primitive_output_value(parts[2], parts[4], Path(producer["path"]))
             return {"type": producer["type"], "path": producer["path"]}
     if isinstance(value, dict) and value.get("path") and "://" not in str(value["path"]) \
             and not str(value["path"]).startswith("azureml:"):

@@ -20,11 +20,16 @@ hash on every request: a job logging a metric a step would pay for it each time.
 from __future__ import annotations
 
 import hmac
+import json
 import os
+import re
 from typing import Any, Awaitable, Callable
 
 TOKEN_VARIABLE = "AMLLAB_TRACKING_TOKEN"
 OPEN_PATHS = frozenset({"/health"})
+# Run History's path for one run, after whatever prefix the client put before it.
+RUN_HISTORY_RUN = re.compile(r"(?:^|/)experimentids/(?P<experiment>[^/]+)/runs/(?P<run>[^/]+)/?$")
+LOG_BATCH = "/api/2.0/mlflow/runs/log-batch"
 
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
@@ -54,11 +59,71 @@ class TokenGate:
                                     (b"www-authenticate", b'Bearer realm="aml-run"')]})
             await send({"type": "http.response.body", "body": body})
             return
+        if scope["type"] == "http" and scope.get("method") == "PATCH":
+            found = RUN_HISTORY_RUN.search(scope.get("path") or "")
+            if found:
+                await self.run_properties(scope, found["run"], receive, send)
+                return
         await self.app(scope, receive, send)  # lifespan too: MLflow's app starts up through it
+
+    async def run_properties(self, scope: dict[str, Any], run_id: str, receive: Receive, send: Send) -> None:
+        """Azure ML's Run History call that sets a run's properties (``PATCH
+        .../experimentids/{id}/runs/{run}`` with ``{"properties": {...}}``), which mldesigner's
+        executor makes for a python-function component's primitive outputs
+        (https://pypi.org/project/mldesigner/): here each property becomes a tag of the MLflow run,
+        through MLflow's own ``runs/log-batch``."""
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        try:
+            properties = json.loads(body or b"{}").get("properties") or {}
+            tags = [{"key": str(key), "value": value if isinstance(value, str) else json.dumps(value)}
+                    for key, value in dict(properties).items()]
+        except (ValueError, TypeError, AttributeError):
+            await _answer(send, 400, {"error_code": "INVALID_PARAMETER_VALUE",
+                                      "message": 'expected a JSON object {"properties": {name: value}}'})
+            return
+        batch = json.dumps({"run_id": run_id, "tags": tags}).encode()
+        inner = dict(scope, method="POST", path=LOG_BATCH, raw_path=LOG_BATCH.encode(), query_string=b"",
+                     headers=[(name, value) for name, value in scope.get("headers") or ()
+                              if name.lower() not in (b"content-length", b"content-type")]
+                     + [(b"content-type", b"application/json"), (b"content-length", str(len(batch)).encode())])
+        sent = False
+
+        async def once() -> dict[str, Any]:
+            nonlocal sent
+            if sent:
+                return {"type": "http.disconnect"}
+            sent = True
+            return {"type": "http.request", "body": batch, "more_body": False}
+
+        answer: dict[str, Any] = {"status": 500, "body": b""}
+
+        async def keep(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                answer["status"] = message["status"]
+            elif message["type"] == "http.response.body":
+                answer["body"] += message.get("body", b"")
+
+        await self.app(inner, once, keep)
+        if answer["status"] != 200:
+            await _answer(send, answer["status"], None, answer["body"])
+            return
+        await _answer(send, 200, {"runId": run_id, "properties": properties})
 
     def admits(self, scope: dict[str, Any]) -> bool:
         given = next((value for name, value in scope.get("headers") or () if name.lower() == b"authorization"), b"")
         return hmac.compare_digest(given, self.expected)
+
+
+async def _answer(send: Send, status: int, document: Any, raw: bytes | None = None) -> None:
+    body = raw if raw is not None else json.dumps(document).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def create_app() -> TokenGate:

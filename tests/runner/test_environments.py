@@ -126,6 +126,37 @@ def test_the_same_environment_content_twice_is_one_cached_build(lab: Path) -> No
     assert manifest["installed"] == [str(wheel)]
 
 
+def test_the_bases_console_scripts_run_in_a_built_environment_with_the_jobs_interpreter(lab: Path,
+                                                                                        tmp_path: Path) -> None:
+    # An image's programs (mldesigner, mlflow) are on a job's PATH; a venv layered over the base
+    # sees the base's packages, and now its scripts too. aml-lint is one of the base's.
+    folder = lab / "base-scripts"
+    conda_file(folder, str(make_wheel(lab / "wheels-scripts", "amllab-probe-scripts")), conda=("pip",))
+    spec = write_job(folder, "job", """\
+        command: aml-lint --version && python -c "import pkg_resources, amllab_probe_scripts; print('probe ok')"
+        environment:
+          image: python:3.11-slim
+          conda_file: conda.yml
+        """)
+    record, log, user = run(lab, spec)
+    assert record["status"] == "Completed", log + user
+    assert "probe ok" in user and "aml-lint" in user
+    script = built_venv(log) / "bin" / "aml-lint"
+    assert script.is_file()
+    # The script runs the interpreter of the job's own venv (VIRTUAL_ENV), where a pip install in
+    # the job lands; without one, its build's.
+    fake = tmp_path / "job-venv"
+    (fake / "bin").mkdir(parents=True)
+    (fake / "bin" / "python").write_text('#!/bin/sh\necho "job interpreter: $1"\n')
+    (fake / "bin" / "python").chmod(0o755)
+    ran = subprocess.run([str(script)], env={"PATH": "/usr/bin:/bin", "VIRTUAL_ENV": str(fake)},
+                         capture_output=True, text=True, timeout=60)
+    assert ran.stdout.strip() == f"job interpreter: {script}", ran.stdout + ran.stderr
+    alone = subprocess.run([str(script), "--version"], env={"PATH": "/usr/bin:/bin"}, capture_output=True,
+                           text=True, timeout=60)
+    assert alone.returncode == 0 and "aml-lint" in alone.stdout, alone.stdout + alone.stderr
+
+
 def test_two_concurrent_trials_build_their_environment_once_and_both_run_in_it(lab: Path) -> None:
     wheel = make_wheel(lab / "wheels-c", "amllab-probe-c")
     folder = lab / "sweep-env"
@@ -246,10 +277,22 @@ def test_conda_packages_are_mapped_to_pip_or_named_as_conda_only() -> None:
         {"pip": ["mlflow", "azureml-mlflow", "./local-pkg", "--extra-index-url https://example.org/simple"]}]},
         Path("/envs/train"))
     assert found.python_pin == "3.10"
+    # conda's pip brings a setuptools that has pkg_resources.
     assert found.pip == ("numpy==1.26.*", "scikit-learn==1.5.1", "pandas>=2", "scipy", "matplotlib==3.8.*",
-                         "mlflow", "azureml-mlflow", "/envs/train/local-pkg")
+                         "setuptools<81", "mlflow", "azureml-mlflow", "/envs/train/local-pkg")
     assert found.conda_only == ("cudatoolkit=11.8", "mkl",
                                 "pip option '--extra-index-url https://example.org/simple'")
+
+
+def test_a_conda_files_pip_brings_setuptools_unless_the_file_names_its_own() -> None:
+    from runner.environments import conda_dependencies
+
+    assert conda_dependencies({"dependencies": ["python=3.8", "pip=21.2.2", {"pip": ["mldesigner"]}]}).pip \
+        == ("setuptools<81", "mldesigner")
+    assert conda_dependencies({"dependencies": ["conda-forge::pip", {"pip": ["setuptools>=82"]}]}).pip \
+        == ("setuptools>=82",)
+    assert conda_dependencies({"dependencies": ["python=3.11", "setuptools=70"]}).pip == ("setuptools==70.*",)
+    assert conda_dependencies({"dependencies": ["pipx", {"pip": ["numpy"]}]}).pip == ("numpy",)
 
 
 def test_a_script_importing_what_an_environment_without_conda_file_lacks_is_warned_at_preparing(lab: Path) -> None:

@@ -481,3 +481,51 @@ def test_a_components_inline_environment_reads_the_conda_file_beside_the_compone
         """)
     shown = run(Workspace.locate(tmp_path / ".amllab"), spec)
     assert shown["status"] == "Completed", failures(shown)
+
+
+def test_a_steps_primitive_output_reaches_the_next_step_as_its_value(tmp_path: Path) -> None:
+    # The python-function components of Microsoft's 1b notebook (@command_component returning a
+    # str): `mldesigner execute` writes the value under the output's path, and the next step's
+    # input is that value, not a path.
+    write(tmp_path, "pick.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: pick
+        command: printf '0.25\\n' > ${{outputs.rate}}/output && printf 'adam' > ${{outputs.name}}/output
+        environment: {image: python:3.11-slim}
+        outputs:
+          rate: {type: number}
+          name: {type: string}
+        """)
+    write(tmp_path, "use.yml", """\
+        $schema: https://azuremlschemas.azureedge.net/latest/commandComponent.schema.json
+        type: command
+        name: use
+        command: echo "rate=${{inputs.rate}} optimizer=${{inputs.optimizer}}"
+        environment: {image: python:3.11-slim}
+        inputs:
+          rate: {type: number}
+          optimizer: {type: string}
+        """)
+    spec = pipeline(tmp_path, """\
+        jobs:
+          pick: {type: command, component: ./pick.yml}
+          use:
+            type: command
+            component: ./use.yml
+            inputs:
+              rate: ${{parent.jobs.pick.outputs.rate}}
+              optimizer: ${{parent.jobs.pick.outputs.name}}
+        """)
+    workspace = Workspace.locate(tmp_path / ".amllab")
+    shown = run(workspace, spec)
+    assert shown["status"] == "Completed", failures(shown)
+    log = Path(jobs.show(workspace, shown["jobs"]["use"]["name"])["log_path"]).read_text()
+    assert log.strip() == "rate=0.25 optimizer=adam"
+    # A producer that wrote no value fails its consumer, saying where the value was looked for.
+    write(tmp_path, "pick.yml", (tmp_path / "pick.yml").read_text().replace(
+        "printf '0.25\\n' > ${{outputs.rate}}/output && ", ""))
+    shown = run(workspace, spec)
+    assert shown["status"] == "Failed"
+    message = shown["jobs"]["use"]["error"]["message"]
+    assert "step 'pick' wrote no value for its 'rate' output" in message, message

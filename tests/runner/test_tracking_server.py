@@ -197,3 +197,44 @@ def test_another_user_can_neither_read_nor_write_the_store_through_the_server(tm
         assert "intruder" not in names and "Default" in names
     finally:
         server.stop()
+
+
+def test_run_historys_properties_call_sets_the_runs_tags_and_needs_the_token(tmp_path: Path) -> None:
+    # What mldesigner's executor sends for a python-function component's primitive outputs:
+    # PATCH <tracking host, its mlflow path turned into history/v1.0>/experimentids/E/runs/R.
+    import json
+    import urllib.error
+    import urllib.request
+
+    server = LoopbackServer(f"sqlite:///{tmp_path / 'mlflow.db'}", tmp_path / "mlruns", tmp_path / "server.log")
+    endpoint = server.start(lambda _: None)
+    token = {"Authorization": f"Bearer {endpoint.token}", "Content-Type": "application/json"}
+
+    def call(method: str, path: str, document: dict | None, headers: dict) -> tuple[int, dict]:
+        data = json.dumps(document).encode() if document is not None else None
+        asked = urllib.request.Request(endpoint.url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(asked, timeout=30) as answer:
+                return answer.status, json.load(answer)
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"{}")
+
+    try:
+        status, created = call("POST", "/api/2.0/mlflow/runs/create", {"experiment_id": "0"}, token)
+        assert status == 200, created
+        run_id = created["run"]["info"]["run_id"]
+        properties = {"azureml.pipeline.control": json.dumps({"output": "/outputs/model"})}
+        for path in (f"/experimentids/0/runs/{run_id}",
+                     f"/history/v1.0/subscriptions/s/resourceGroups/g/workspaces/w/experimentids/0/runs/{run_id}"):
+            assert call("PATCH", path, {"runId": run_id, "properties": properties}, {})[0] == 401
+            status, said = call("PATCH", path, {"runId": run_id, "properties": properties}, token)
+            assert (status, said) == (200, {"runId": run_id, "properties": properties})
+        status, shown = call("GET", f"/api/2.0/mlflow/runs/get?run_id={run_id}", None, token)
+        tags = {tag["key"]: tag["value"] for tag in shown["run"]["data"]["tags"]}
+        assert tags["azureml.pipeline.control"] == properties["azureml.pipeline.control"]
+        # A run the store does not have is MLflow's own answer, and a body that is not one is a 400.
+        status, said = call("PATCH", "/experimentids/0/runs/0123456789abcdef", {"properties": {"a": "b"}}, token)
+        assert status == 404 and said["error_code"] == "RESOURCE_DOES_NOT_EXIST", said
+        assert call("PATCH", f"/experimentids/0/runs/{run_id}", {"properties": ["a"]}, token)[0] == 400
+    finally:
+        server.stop()
