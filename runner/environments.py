@@ -237,6 +237,11 @@ CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
     # numpy<2 needs the file's pandas and scipy too: the base's are built for numpy 2.
     "tensorflow-2.16": ("tensorflow-cpu==2.16.2", "tensorboard~=2.16.0", "numpy<2", "pandas~=2.2.2",
                         "scipy~=1.14.0"),
+    # Its file asks for tensorflow~=2.12.0 on Python 3.8 (numpy~=1.22.0, pandas~=1.3.0,
+    # scipy~=1.7.0): the same TensorFlow, CPU-only, with the nearest pandas and scipy that have a
+    # build for this Python and agree with its numpy<1.24. Keras 2 comes with it, not Keras 3.
+    "tensorflow-2.12": ("tensorflow-cpu~=2.12.0", "tensorboard~=2.12.0", "numpy<1.24", "pandas~=1.5.3",
+                        "scipy~=1.10.0"),
     "sklearn": ("scikit-learn", "pandas", "joblib"),
     "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
     # PyPI's CPU-only build, as torch is the base's CPU build: a `-cuda12` image's GPU libraries

@@ -383,7 +383,9 @@ def test_curated_families_name_pypi_packages_and_never_a_cuda_build() -> None:
     assert curated_requirements("AzureML-lightgbm-3.3")[:2] == ("lightgbm>=4.6.0", "scikit-learn~=1.5.1")
     assert curated_requirements("AzureML-sklearn-1.0-ubuntu20.04-py38-cpu") == ("scikit-learn", "pandas", "joblib")
     assert curated_requirements("tensorflow-2.16-cuda12")[0] == "tensorflow-cpu==2.16.2"
-    assert curated_requirements("AzureML-tensorflow-2.12-cuda11") == ("tensorflow-cpu",)
+    # Its own release (Keras 2: Microsoft's tuning notebook calls Keras 2's `_set_inputs`), never the newest.
+    assert curated_requirements("AzureML-tensorflow-2.12-cuda11")[0] == "tensorflow-cpu~=2.12.0"
+    assert curated_requirements("AzureML-tensorflow-2.4-ubuntu18.04-py37-cuda11-gpu") == ("tensorflow-cpu",)
     assert curated_requirements("AzureML-acpt-pytorch-2.8-cuda12.6") == ()
     assert curated_requirements("AzureML-minimal-ubuntu22.04-py311-cpu") == ()
 
