@@ -121,7 +121,7 @@ def run_check(paths: list[Path] | None, *, verbose: bool = False, out=None) -> i
     """Load the bank, run every machine check, print what the bank holds and what each check proved."""
     from .bank import DOMAINS, EVIDENCE, TOPICS, TYPES, counts, load_bank
     from .checks import run_checks
-    from .fairness import measure
+    from .fairness import report
 
     out = out or sys.stdout
     bank = load_bank(paths)
@@ -150,7 +150,7 @@ def run_check(paths: list[Path] | None, *, verbose: bool = False, out=None) -> i
     out.write("arithmetic: " + ", ".join(f"{d} {n}/{by_domain[d]}" for d, n in arithmetic.items()) + "\n")
     pages = {source for q in questions for source in q.sources}
     out.write(f"sources: every question cites one or more; {len(pages)} distinct\n")
-    for line in measure(questions).lines():
+    for line in report(questions):
         out.write(f"fairness: {line}\n")
     by_status = {status: [r for r in results if r.status == status] for status in ("passed", "failed", "skipped")}
     out.write(f"machine checks: {len(by_status['passed'])} passed, {len(by_status['failed'])} failed, "

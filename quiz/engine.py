@@ -14,8 +14,9 @@ Modes:
               series (each solution answered once, never revisited) and a case study.
 
 Every presentation shuffles the options (:class:`quiz.qtypes.Presentation`): the learner's keys
-are the shown ones; grading, the store and the cards use the bank's. An exam keeps its order
-with its state, so a resumed exam shows what it showed before.
+are the shown ones; grading, the store and the cards use the bank's. A yes/no series' solutions
+are shuffled too (:func:`present_series`). An exam keeps its order with its state, so a resumed
+exam shows what it showed before.
 
 Every answer is committed to :class:`quiz.store.Progress` as it is given (an exam's live state on
 every change), so a crash or a closed terminal loses nothing.
@@ -28,6 +29,7 @@ parameters are FSRS's defaults until the learner fits their own (:mod:`quiz.fitt
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 import time
@@ -168,6 +170,39 @@ def presentations_for(questions: Sequence[Question], rng: random.Random | None) 
     return [Presentation.shuffled(q, rng) if rng is not None else Presentation.natural(q) for q in questions]
 
 
+def _series_runs(questions: Sequence[Question]) -> list[tuple[int, int]]:
+    """(start, end) of each run of one yes/no series' solutions, side by side."""
+    runs: list[tuple[int, int]] = []
+    start = 0
+    for index in range(1, len(questions) + 1):
+        group = questions[start].group
+        if index < len(questions) and group is not None and questions[index].group is not None \
+                and questions[index].group.id == group.id:
+            continue
+        if group is not None and group.kind == "series":
+            runs.append((start, index))
+        start = index
+    return runs
+
+
+def present_series(presentations: Sequence[Presentation], rng: random.Random | None) -> list[Presentation]:
+    """The presentations with each series' solutions in a fresh order (with ``rng``; as given
+    without), as a presentation shuffles options, so the bank's order tells nothing; a case study
+    keeps its order. A whole series is numbered in the order shown ("solution 1 of 4" is the one
+    asked first). ``rng`` is drawn from only when there is a series to shuffle."""
+    result = list(presentations)
+    for start, end in _series_runs([p.question for p in result]):
+        run = result[start:end]
+        if rng is not None and len(run) > 1:
+            rng.shuffle(run)
+        group = run[0].question.group
+        if group is not None and len(run) == group.size:
+            run = [p if p.question.index == place else
+                   Presentation(dataclasses.replace(p.question, index=place), p.orders) for place, p in enumerate(run)]
+        result[start:end] = run
+    return result
+
+
 class Session:
     """A sequence of questions answered one at a time, with feedback after each. With ``rng``
     the options are shuffled (the trainer always passes one); without, shown as written."""
@@ -177,7 +212,8 @@ class Session:
         self.mode = mode
         self.domain = domain
         self.title = title
-        self.presentations = presentations_for(questions, rng)
+        # A series' solutions, like the options, in a fresh order at each showing.
+        self.presentations = present_series(presentations_for(questions, rng), rng)
         self.questions = [p.shown for p in self.presentations]
         self.progress = progress
         self.clock = clock
@@ -396,7 +432,10 @@ class ExamSession:
         state = state or {}
         saved_orders = state.get("orders") or {}
         # A saved order is kept (a resumed exam shows what it showed); without one, a shuffle.
-        self.presentations = [Presentation.restored(q, saved_orders.get(q.id), rng) for q in questions]
+        # A new exam shuffles each series' solutions too; the store keeps the questions in the
+        # order asked, so a resumed exam (``session_id`` given) asks them in the order it did.
+        self.presentations = present_series([Presentation.restored(q, saved_orders.get(q.id), rng)
+                                             for q in questions], rng if session_id is None else None)
         self.questions = [p.shown for p in self.presentations]
         self._index = {q.id: i for i, q in enumerate(self.questions)}
         self.sections = sections_of(self.questions) if self.questions else []

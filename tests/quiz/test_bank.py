@@ -19,7 +19,7 @@ from quiz.bank import DOMAINS, TOPICS, TYPES, load_bank, load_file
 from quiz.checks import check
 from quiz.cli import main
 from quiz.errors import BankError
-from quiz.fairness import LIMITS, measure
+from quiz.fairness import LIMITS, measure, measure_series, measure_wrong_lines
 
 BANK = load_bank()
 CHECKED = [q for q in BANK if q.checked]
@@ -54,6 +54,33 @@ def test_the_form_of_a_question_never_gives_its_answer_away() -> None:
     assert figures.worst_position[1] <= LIMITS["position"], figures.lines()
     assert figures.longest_share <= LIMITS["longest"], figures.lines()
     assert len(figures.tells) <= LIMITS["tells"], figures.lines()
+
+
+def test_where_a_series_or_a_wrong_line_sits_never_gives_its_answer_away() -> None:
+    """As written: no way of answering a yes/no series by place ("Yes to the first, No to the
+    rest", "always No"...) above 60 %; wrong-line questions keyed in either half of their block at
+    most 60 %, and no one-line rule ("the last line", "line 2 from the last") twice what guessing
+    a line scores."""
+    series = measure_series(BANK)
+    assert series.solutions >= 40 and series.best_rule[1] <= LIMITS["series_rule"], series.lines()
+    lines = measure_wrong_lines(BANK)
+    assert lines.count == sum(q.type == "wrong_line" for q in BANK)
+    assert lines.half_share <= LIMITS["wrong_line_half"], lines.lines()
+    assert lines.position_ratio <= LIMITS["wrong_line_position"], lines.lines()
+    assert series.within_limits and lines.within_limits
+
+
+def test_positions_that_would_give_answers_away_are_measured_as_such() -> None:
+    """The measures themselves: series that open with Yes and wrong lines keyed on the last line
+    fail their limits."""
+    import dataclasses as dc
+
+    opening = [dc.replace(q, answer=q.index == 0) for q in BANK if q.type == "yes_no"]
+    figures = measure_series(opening)
+    assert figures.best_rule == ("Yes to the first, No to the rest", 1.0) and not figures.within_limits
+    last = [dc.replace(q, answer=len(q.yaml.rstrip().splitlines())) for q in BANK if q.type == "wrong_line"]
+    figures = measure_wrong_lines(last)
+    assert figures.bottom_share == 1.0 and figures.last_share == 1.0 and not figures.within_limits
 
 
 def test_figures_that_would_give_answers_away_are_measured_as_such() -> None:

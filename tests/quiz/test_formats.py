@@ -88,6 +88,90 @@ def test_an_exam_keeps_its_order_when_resumed(tmp_path: Path, clock: FakeClock) 
     assert resumed.response() == exam.response()
 
 
+SERIES = """\
+domain: sweep
+questions:
+  - series: four-ways
+    source: my notes
+    problem: |
+      A random sweep runs 40 trials. You need trials that fall well behind the best one to stop early.
+    solutions:
+      - {id: four-ways-bandit, solution: You add a bandit policy., answer: yes, explanation: It cancels trials behind the best.}
+      - {id: four-ways-median, solution: You add a median stopping policy., answer: yes, explanation: It cancels trials below the median.}
+      - {id: four-ways-timeout, solution: You set a trial timeout., answer: no, explanation: It stops long trials whatever their metric.}
+      - {id: four-ways-one, solution: You run one trial at a time., answer: no, explanation: It stops no trial.}
+"""
+
+
+@pytest.fixture
+def series_bank(tmp_path: Path):
+    path = tmp_path / "series.yml"
+    path.write_text(SERIES)
+    return load_bank([path])
+
+
+def test_a_series_solutions_are_shuffled_at_each_showing(series_bank, tmp_path: Path, clock: FakeClock) -> None:
+    """As options are: over many showings each solution comes first at times, and the one asked
+    first is numbered 1 whatever its place in the bank."""
+    solutions = list(series_bank.questions)
+    progress = Progress(tmp_path / "data")
+    rng = random.Random(7)
+    first: Counter[str] = Counter()
+    for _ in range(40):
+        session = Session("practice", solutions, progress, clock, rng=rng)
+        assert sorted(q.id for q in session.questions) == sorted(q.id for q in solutions)
+        assert [q.index for q in session.questions] == [0, 1, 2, 3]
+        first[session.questions[0].id] += 1
+    assert set(first) == {q.id for q in solutions}, first
+    for seed in range(40):  # the trainer's sessions too
+        first[Trainer(series_bank, progress, clock=clock, seed=seed).practice(4).questions[0].id] += 1
+    assert min(first.values()) > 5, first
+    unshuffled = Session("practice", solutions, progress, clock)  # without rng: as written
+    assert [q.id for q in unshuffled.questions] == [q.id for q in solutions]
+
+
+def test_an_exam_keeps_its_series_order_when_resumed(tmp_path: Path, clock: FakeClock) -> None:
+    """A new exam shuffles a series' solutions; resumed, it asks them in that order, numbered as
+    they were, where it stopped."""
+    bank_order = [q.id for q in BANK.groups()["sweep-stop-poor-trials"]]
+    for seed in range(40):
+        data = tmp_path / str(seed)
+        exam = Trainer(BANK, Progress(data), clock=clock, seed=seed).exam(18)
+        series = next(s for s in exam.sections if s.kind == "series")
+        asked = [q.id for q in exam.questions[series.start:series.end]]
+        if asked != bank_order:
+            break
+    else:
+        pytest.fail("no new exam asked the series in another order than the bank's")
+    while exam.section.kind != "series":
+        exam.leave_section()
+    exam.select(True)
+    resumed = Trainer(BANK, Progress(data), clock=clock, seed=99).unfinished_exam()
+    assert resumed is not None
+    assert [q.id for q in resumed.questions] == [q.id for q in exam.questions]
+    assert [q.index for q in resumed.questions[series.start:series.end]] == list(range(series.size))
+    assert resumed.position == exam.position and resumed.current.id == asked[0]
+    assert resumed.response() is True
+
+
+def test_plain_shows_a_series_solutions_in_a_fresh_order(series_bank, tmp_path: Path, clock: FakeClock) -> None:
+    import io
+
+    from quiz.plain import run
+
+    texts = {q.id: q.prompt.split("**Solution:** ")[1].split("\n")[0] for q in series_bank.questions}
+    first: Counter[str] = Counter()
+    for seed in range(30):
+        out = io.StringIO()
+        trainer = Trainer(series_bank, Progress(tmp_path / str(seed)), clock=clock, seed=seed)
+        assert run(trainer, mode="practice", count=4, input=io.StringIO("y\n\n" * 4), out=out) == 0
+        shown = [line.removeprefix("Solution: ") for line in out.getvalue().splitlines()
+                 if line.startswith("Solution: ")]
+        assert sorted(shown) == sorted(texts.values())
+        first[shown[0]] += 1
+    assert set(first) == set(texts.values()), first
+
+
 # ----------------------------------------------------------------------------- sections
 
 
