@@ -321,7 +321,10 @@ class TypedAnswer(Input):
                  id: str | None = None) -> None:
         placeholder = "the wrong line's number" if kind == "wrong_line" else "a number"
         value = "" if response is None else _number_text(response)
-        super().__init__(value=value, placeholder=placeholder, restrict=NUMBER_CHARACTERS, id=id)
+        # Not selected on focus: a learner back at an answer edits it (Backspace takes one
+        # character, a digit is added at the end) instead of replacing all of it unawares.
+        super().__init__(value=value, placeholder=placeholder, restrict=NUMBER_CHARACTERS, select_on_focus=False,
+                         id=id)
         self.kind = kind
         self.cursor_blink = blink
         self.on_change = on_change

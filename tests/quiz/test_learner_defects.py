@@ -19,12 +19,12 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from quiz_app_support import FakeClock
+from quiz_app_support import BANK_DIR, FakeClock, make_trainer
 from textual.pilot import Pilot
 
 from quiz.app import QuizApp
 from quiz.bank import load_bank
-from quiz.engine import Session, Trainer
+from quiz.engine import ExamSession, Session, Trainer
 from quiz.screens.feedback import FeedbackScreen
 from quiz.screens.home import HomeScreen
 from quiz.screens.question import ExamScreen, QuestionScreen
@@ -394,3 +394,38 @@ def test_14_check_says_what_each_kind_of_check_proves(tmp_path: Path) -> None:
     assert "scenario 1: the claim is among a lab's expectations" in result.stdout
     assert "--check does not run labs" in result.stdout
     assert "they prove amllab agrees with the answer, not that the service does" in result.stdout
+
+
+# ----------------------------------------------------------------------------- 15-19: the exam's keys
+# On the fixed test bank (tests/data/quiz_bank), which holds every type, a series and a case study.
+
+
+@pytest.fixture
+def fixed(tmp_path: Path) -> Trainer:
+    return make_trainer(tmp_path / "fixed", FakeClock())
+
+
+def exam_of(trainer: Trainer, *ids: str, seconds: float = 600) -> ExamSession:
+    by_id = trainer.bank.by_id()
+    return ExamSession([by_id[i] for i in ids], trainer.progress, trainer.clock, seconds=seconds)
+
+
+def test_15_a_number_revisited_is_edited_not_replaced(fixed: Trainer) -> None:
+    exam = exam_of(fixed, "sweep-grid-size", "command-outputs-folder")
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.press("1", "3", "right")
+        await until(pilot, lambda: exam.position == 1)
+        await pilot.press("left")
+        await until(pilot, lambda: exam.position == 0)
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert app.screen.answer_widget.value == "1" and exam.response() == 1
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.screen.answer_widget.value == "12"
+
+    run(app, script)
+    assert exam.response() == 12
