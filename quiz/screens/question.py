@@ -377,6 +377,9 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
     # ------------------------------------------------------------------------- moving
 
     async def show_question(self) -> None:
+        # The position line and hint first: building the new question's prompt can take a moment,
+        # and until then they would tell of the question just left.
+        self.show_state()
         body = self.query_one("#body", VerticalScroll)
         area = self.query_one("#answer-area", VerticalScroll)
         await body.remove_children()

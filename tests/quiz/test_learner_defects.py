@@ -429,3 +429,35 @@ def test_15_a_number_revisited_is_edited_not_replaced(fixed: Trainer) -> None:
 
     run(app, script)
     assert exam.response() == 12
+
+
+def test_16_the_position_line_shows_the_next_question_before_its_body_is_built(
+        fixed: Trainer, monkeypatch: pytest.MonkeyPatch) -> None:
+    import quiz.screens.question as question_screens
+
+    exam = exam_of(fixed, "sweep-grid-size", "command-outputs-folder")
+    app = QuizApp(fixed, cursor_blink=False)
+    seen: list[str] = []
+
+    class Watching(question_screens.PromptView):
+        """A prompt whose building notes the position line meanwhile (a long prompt takes a
+        while to build: the line must not tell of the question left until then)."""
+
+        def __init__(self, question, *args, **kwargs) -> None:
+            shown = app.screen.query("#position")  # none yet while the screen is first composed
+            if isinstance(app.screen, ExamScreen) and shown:
+                seen.append(str(shown.first().render()))
+            super().__init__(question, *args, **kwargs)
+
+    monkeypatch.setattr(question_screens, "PromptView", Watching)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        seen.clear()
+        await pilot.press("1", "2", "enter")
+        await until(pilot, lambda: exam.position == 1 and bool(seen))
+
+    run(app, script)
+    assert seen[0].startswith("Question 2 of 2") and "single choice" in seen[0], seen
+    assert "number" not in seen[0] and "answered" not in seen[0], seen
