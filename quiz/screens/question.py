@@ -51,7 +51,7 @@ def answer_hint(question: Question, letters: bool = True) -> str:
         "wrong_line": "type the number of the wrong line",
         "numeric": "type a number",
         "yes_no": "y yes · n no",
-        "multi_blank": "a letter or digit fills the blank under the cursor · ↑/↓ move between blanks",
+        "multi_blank": "a letter or digit fills the blank at ▸, then ▸ moves to the next · ↑/↓ move ▸",
     }[question.type]
 
 

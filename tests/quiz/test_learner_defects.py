@@ -461,3 +461,35 @@ def test_16_the_position_line_shows_the_next_question_before_its_body_is_built(
     run(app, script)
     assert seen[0].startswith("Question 2 of 2") and "single choice" in seen[0], seen
     assert "number" not in seen[0] and "answered" not in seen[0], seen
+
+
+def test_17_complete_the_code_marks_its_blank_and_does_what_its_hint_says(fixed: Trainer) -> None:
+    from quiz.widgets.options import BlankAnswer, BlankRow
+
+    exam = exam_of(fixed, "tracking-register", "command-outputs-folder")
+    app = QuizApp(fixed, cursor_blink=False)
+
+    def marked() -> list[int]:
+        return [row.index for row in app.screen.query(BlankRow)
+                if str(row.query_one(".hanging-label").render()).startswith("▸")]
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        hint = str(app.screen.query_one("#hint").render())
+        assert "moves to the next" in hint and "▸" in hint
+        assert marked() == [0]
+        await pilot.press("a")  # fills blank 1; the mark moves on to blank 2
+        await pilot.pause()
+        assert marked() == [1]
+        await pilot.press("b", "down")  # fills blank 2, the last: the mark stays, down does not wrap round
+        await pilot.pause()
+        assert marked() == [1] and exam.response() == ["a", "b"]
+        await pilot.press("up", "c")  # back to blank 1, changed
+        await pilot.pause()
+        assert marked() == [1]
+        widget = app.screen.answer_widget
+        assert isinstance(widget, BlankAnswer) and widget.chosen == ["c", "b"]
+
+    run(app, script)
+    assert exam.response() == ["c", "b"]
