@@ -28,7 +28,8 @@ from quiz.engine import ExamSession, Session, Trainer
 from quiz.screens.feedback import FeedbackScreen
 from quiz.screens.home import HomeScreen
 from quiz.screens.question import ExamScreen, QuestionScreen
-from quiz.screens.review import ConfirmScreen
+from quiz.screens.help import HelpScreen
+from quiz.screens.review import ConfirmScreen, ExamReviewScreen
 from quiz.store import Progress
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -493,3 +494,73 @@ def test_17_complete_the_code_marks_its_blank_and_does_what_its_hint_says(fixed:
 
     run(app, script)
     assert exam.response() == ["c", "b"]
+
+
+def screen_text(app: QuizApp) -> str:
+    """What the terminal shows, line by line (read from the app's own screenshot)."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for match in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
+                             app.export_screenshot()):
+        rows.setdefault(float(match[2]), []).append((float(match[1]), html.unescape(match[3])))
+    return "\n".join("".join(text for _, text in sorted(row)).replace("\xa0", " ") for _, row in sorted(rows.items()))
+
+
+MANY = "".join(f"""\
+  - id: many-{number}
+    type: single
+    {SOURCE}
+    prompt: Question {number} on which policy cancels trials behind the leader?
+    options: {{a: bandit, b: none}}
+    answer: a
+    explanation: The `bandit` policy does.
+    wrong: {{b: No policy cancels nothing.}}
+""" for number in range(50))
+SERIES = f"""\
+  - series: many-stop
+    {SOURCE}
+    problem: A sweep must stop trials that fall well behind the best one.
+    solutions:
+      - solution: "You add a bandit policy."
+        answer: yes
+        explanation: A bandit policy cancels trials outside the slack of the best trial.
+      - solution: "You set max_concurrent_trials to 1."
+        answer: no
+        explanation: Concurrency stops no trial.
+"""
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (100, 50)])
+def test_18_the_review_list_of_a_long_exam_keeps_its_keys_in_sight(tmp_path: Path, size: tuple[int, int]) -> None:
+    path = tmp_path / "many.yml"
+    path.write_text("domain: sweep\nquestions:\n" + MANY + SERIES)
+    trainer = Trainer(load_bank([path]), Progress(tmp_path / "data"), clock=FakeClock(), seed=3)
+    by_id = trainer.bank.by_id()
+    exam = ExamSession([by_id[f"many-{n}"] for n in range(50)] + [by_id["many-stop-1"], by_id["many-stop-2"]],
+                       trainer.progress, trainer.clock, seconds=6000)
+    assert len(exam.sections) == 2
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
+        shown = screen_text(app)
+        # The hint under the list, and the keys in the footer, however many questions.
+        assert "Enter goes there" in shown and "Esc back" in shown, shown
+        assert "x Leave section" in shown and "? Help" in shown, shown
+        await pilot.press("end")  # the list scrolls to its last question, the hint stays
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "Esc back" in shown and "Question 49 on" in shown, shown
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+
+    run(app, script, size=size)
