@@ -564,3 +564,17 @@ def test_18_the_review_list_of_a_long_exam_keeps_its_keys_in_sight(tmp_path: Pat
         await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
 
     run(app, script, size=size)
+
+
+def test_19_plain_yes_no_takes_n_as_no_says_so_and_confirms_each_answer(tmp_path: Path) -> None:
+    # The fixed bank's 20 questions: 16 free ones, then a series of two solutions, then a case study.
+    result = plain(BANK_DIR, tmp_path / "data", "--mode", "exam", "--count", "20",
+                   input="x\ny\nn\ny\n\nq\n")
+    assert result.returncode == 0, result.stderr
+    series = result.stdout[result.stdout.index("Section 2:"):]
+    prompts = [line for line in series.splitlines() if line.startswith("answer y (yes) or n (no)")]
+    assert prompts and all("n/p" not in line and "Enter" in line for line in prompts), series
+    first, second = series.split("Question 18 of 20")
+    assert "saved: No." in first  # n answered the first solution No, and said so
+    assert "saved: Yes. This is the section's last question" in second
+    assert second.count("Leave this section?") == 1  # Enter, not n, went on
