@@ -3,7 +3,9 @@ pipes and a terminal for --plain): fewer choices than asked, a line number outsi
 session of no questions, a damaged progress file, a new exam over an unfinished one, a clock
 that ran while paused, Ctrl-C, YAML cut at 80 columns, --plain's ids, repeats, Markdown and
 broken pipe, plurals, feedback without the question, lint when the YAML is in the options, labs
-from an installed amllab, and --check's account of what it proves.
+from an installed amllab, --check's account of what it proves; and in an exam, a number edited
+when revisited, the position line of the question moved to, complete-the-code's blank cursor, the
+review list's keys at any size, and --plain's yes/no keys and saved answers.
 
 The banks here are written inline, as a learner's own file would be.
 """
