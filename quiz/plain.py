@@ -28,7 +28,8 @@ After an answer (practice, drill, missed, review, custom):
   Enter        next question
   l            lint the question's YAML with aml-lint
 In an exam:
-  n / p        next / previous question (not in a yes/no series: its answers are final)
+  n / p        next / previous question
+               (a yes/no solution: y answers Yes, n answers No, Enter goes on; its answer is final)
   g N          go to question N of this section
   f            flag or unflag this question for review
   r            the review list (answered, flagged, locked)
@@ -234,7 +235,11 @@ class Plain:
                 if current is not None:
                     self.say(f"Your answer: {plain_markdown(question.describe(current))}")
                 shown = exam.position
-            text = self.ask(f"answer ({type_of(question).plain_hint}) or n/p/f/r/s> ")
+            if question.type == "yes_no":
+                # n is the answer No here, never "next": Enter goes on, and the prompt says so.
+                text = self.ask("answer y (yes) or n (no), or Enter/f/r/s> ")
+            else:
+                text = self.ask(f"answer ({type_of(question).plain_hint}) or n/p/f/r/s> ")
             if exam.expired:
                 self.say("Time is up: the exam is submitted (that last answer came too late).")
                 return
@@ -276,10 +281,12 @@ class Plain:
                 if not exam.select(response):
                     self.say("this solution was answered already: a series' answers are final")
                     continue
+                saved = f"saved: {plain_markdown(question.describe(response))}."
                 if not last_in_section:
+                    self.say(saved)
                     self.move(exam, exam.position + 1)
                 else:
-                    self.say(f"saved. This is the section's last question: Enter or x "
+                    self.say(f"{saved} This is the section's last question: Enter or x "
                              f"{'leaves it' if not exam.last_section else 'to end'}, r lists, s submits.")
 
     def announce(self, exam: ExamSession) -> None:
@@ -287,7 +294,7 @@ class Plain:
         number = exam.section_index + 1
         if section.kind == "series":
             self.say(f"\nSection {number}: a series of {section.size} proposed solutions to one problem. Each is "
-                     "answered yes or no, once: you cannot go back to a solution.")
+                     "answered once, y (yes) or n (no), and Enter moves on: you cannot go back to a solution.")
         elif section.kind == "case":
             self.say(f"\nSection {number}: case study '{section.title}', {plural(section.size, 'question')}. "
                      "c shows the scenario again. Once you leave it you cannot come back.")

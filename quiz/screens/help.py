@@ -22,7 +22,7 @@ OPTION_KEYS = [
     ("1–9 / a–h, space", "toggle an option (multiple choice: as many as asked)"),
     ("1–9 / a–h", "next item of an ordering or a list to build; backspace undoes"),
     ("y / n", "yes or no (a proposed solution)"),
-    ("1–9 / a–f", "fill the blank under the cursor (complete the code); ↑/↓ move between blanks"),
+    ("1–9 / a–f", "complete the code: fill the blank at ▸, then ▸ moves on; ↑/↓ move ▸"),
     ("↑ / ↓", "move the option cursor (space picks)"),
     ("digits", "a wrong line's number, or a number"),
     ("shift+↑ / shift+↓", "scroll the question a little (PgUp / PgDn a page)"),

@@ -51,7 +51,7 @@ def answer_hint(question: Question, letters: bool = True) -> str:
         "wrong_line": "type the number of the wrong line",
         "numeric": "type a number",
         "yes_no": "y yes · n no",
-        "multi_blank": "a letter or digit fills the blank under the cursor · ↑/↓ move between blanks",
+        "multi_blank": "a letter or digit fills the blank at ▸, then ▸ moves to the next · ↑/↓ move ▸",
     }[question.type]
 
 
@@ -377,6 +377,9 @@ class ExamScreen(QuestionScreen, inherit_bindings=False):
     # ------------------------------------------------------------------------- moving
 
     async def show_question(self) -> None:
+        # The position line and hint first: building the new question's prompt can take a moment,
+        # and until then they would tell of the question just left.
+        self.show_state()
         body = self.query_one("#body", VerticalScroll)
         area = self.query_one("#answer-area", VerticalScroll)
         await body.remove_children()

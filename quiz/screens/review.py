@@ -8,7 +8,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.screen import ModalScreen
-from textual.widgets import Button, OptionList, Static
+from textual.widgets import Button, Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from ..engine import ExamSession
@@ -27,6 +27,8 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
         Binding("s", "submit", "Submit exam", id="review.submit"),
         Binding("x", "leave", "Leave section", id="review.leave"),
         Binding("escape", "dismiss(None)", "Back", id="review.back"),
+        # A modal screen takes no keys from the app: help is bound here as well.
+        Binding("question_mark", "app.help", "Help", id="review.help"),
     ]
     AUTO_FOCUS = "#review-list"
 
@@ -50,7 +52,8 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
         with Vertical(id="review", classes="dialog"):
             yield Static(id="review-title", classes="section-title")
             yield OptionList(*options, id="review-list")
-            yield Static(self.hint_text(), classes="hint")
+            yield Static(self.hint_text(), id="review-hint", classes="hint")
+        yield Footer()
 
     def hint_text(self) -> str:
         end = "s submits" if self.exam.last_section else "x leaves this section (no coming back)"

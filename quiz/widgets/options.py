@@ -8,8 +8,9 @@ the engine's.
 Keys: ``1``-``9`` pick the option at that position, ``a``-``h`` the option with that key (except
 letters the screen reserves for itself: an exam's ``f`` flags), ``y``/``n`` a yes/no answer,
 ``space`` the option under the cursor (``up``/``down`` move it), ``backspace`` undoes the last
-pick of an ordering or build-list. In a multi-blank answer a pick fills the blank under the
-cursor and moves on to the next; ``up``/``down`` move between blanks. A click picks too.
+pick of an ordering or build-list. In a multi-blank answer a pick fills the blank the cursor
+(``▸``) is on, and the cursor moves on to the next blank (it stays on the last); ``up``/``down``
+move it, without wrapping round. A click picks too.
 """
 
 from __future__ import annotations
@@ -216,14 +217,17 @@ class BlankRow(Hanging):
         self.label = label
         self.options = options
 
-    def show(self, chosen: str | None, digit: bool) -> None:
+    def show(self, chosen: str | None, digit: bool, current: bool = False) -> None:
         self.set_class(chosen is not None, "-chosen")
+        self.set_class(current, "-cursor")
         parts: list[Content] = []
         for number, (key, text) in enumerate(self.options.items(), 1):
             label = f"{number} {key})" if digit else f"{key})"
             style = "bold reverse" if key == chosen else "bold"
             parts.append(Content.assemble((label, style), " ", inline(text)))
-        self.set(Content.assemble((f"{'◉' if chosen else '○'} ", "bold"), (f"[{self.label}]", "bold")),
+        # The cursor is a mark, not only a colour: it shows on any terminal, and to a screen reader.
+        self.set(Content.assemble(("▸ " if current else "  ", "bold $text-accent"),
+                                  (f"{'◉' if chosen else '○'} ", "bold"), (f"[{self.label}]", "bold")),
                  Content("   ").join(parts))
 
 
@@ -271,7 +275,7 @@ class BlankAnswer(Vertical, can_focus=True):
             return
         self.chosen[self.cursor] = key
         if self.cursor < len(self.blanks) - 1:
-            self.cursor += 1
+            self.cursor += 1  # on to the next blank: "b a c" fills three blanks in order
         self._changed()
 
     def _changed(self) -> None:
@@ -281,8 +285,7 @@ class BlankAnswer(Vertical, can_focus=True):
 
     def _show(self) -> None:
         for row in self.query(BlankRow):
-            row.show(self.chosen[row.index], self.digits)
-            row.set_class(row.index == self.cursor, "-cursor")
+            row.show(self.chosen[row.index], self.digits, row.index == self.cursor)
 
     def on_key(self, event: events.Key) -> None:
         key = event.key
@@ -299,7 +302,9 @@ class BlankAnswer(Vertical, can_focus=True):
         elif key in options and key not in self.reserved:
             self.choose(key)
         elif key in ("up", "down"):
-            self.cursor = (self.cursor + (1 if key == "down" else -1)) % len(self.blanks)
+            # No wrapping round: after the last blank, down stays there rather than jumping back
+            # to the first, where the next pick would overwrite an answer out of sight.
+            self.cursor = max(0, min(len(self.blanks) - 1, self.cursor + (1 if key == "down" else -1)))
             self._show()
         else:
             return
@@ -321,7 +326,10 @@ class TypedAnswer(Input):
                  id: str | None = None) -> None:
         placeholder = "the wrong line's number" if kind == "wrong_line" else "a number"
         value = "" if response is None else _number_text(response)
-        super().__init__(value=value, placeholder=placeholder, restrict=NUMBER_CHARACTERS, id=id)
+        # Not selected on focus: a learner back at an answer edits it (Backspace takes one
+        # character, a digit is added at the end) instead of replacing all of it unawares.
+        super().__init__(value=value, placeholder=placeholder, restrict=NUMBER_CHARACTERS, select_on_focus=False,
+                         id=id)
         self.kind = kind
         self.cursor_blink = blink
         self.on_change = on_change

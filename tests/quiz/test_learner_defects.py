@@ -3,7 +3,9 @@ pipes and a terminal for --plain): fewer choices than asked, a line number outsi
 session of no questions, a damaged progress file, a new exam over an unfinished one, a clock
 that ran while paused, Ctrl-C, YAML cut at 80 columns, --plain's ids, repeats, Markdown and
 broken pipe, plurals, feedback without the question, lint when the YAML is in the options, labs
-from an installed amllab, and --check's account of what it proves.
+from an installed amllab, --check's account of what it proves; and in an exam, a number edited
+when revisited, the position line of the question moved to, complete-the-code's blank cursor, the
+review list's keys at any size, and --plain's yes/no keys and saved answers.
 
 The banks here are written inline, as a learner's own file would be.
 """
@@ -19,16 +21,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from quiz_app_support import FakeClock
+from quiz_app_support import BANK_DIR, FakeClock, make_trainer
 from textual.pilot import Pilot
 
 from quiz.app import QuizApp
 from quiz.bank import load_bank
-from quiz.engine import Session, Trainer
+from quiz.engine import ExamSession, Session, Trainer
 from quiz.screens.feedback import FeedbackScreen
 from quiz.screens.home import HomeScreen
 from quiz.screens.question import ExamScreen, QuestionScreen
-from quiz.screens.review import ConfirmScreen
+from quiz.screens.help import HelpScreen
+from quiz.screens.review import ConfirmScreen, ExamReviewScreen
 from quiz.store import Progress
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -394,3 +397,186 @@ def test_14_check_says_what_each_kind_of_check_proves(tmp_path: Path) -> None:
     assert "scenario 1: the claim is among a lab's expectations" in result.stdout
     assert "--check does not run labs" in result.stdout
     assert "they prove amllab agrees with the answer, not that the service does" in result.stdout
+
+
+# ----------------------------------------------------------------------------- 15-19: the exam's keys
+# On the fixed test bank (tests/data/quiz_bank), which holds every type, a series and a case study.
+
+
+@pytest.fixture
+def fixed(tmp_path: Path) -> Trainer:
+    return make_trainer(tmp_path / "fixed", FakeClock())
+
+
+def exam_of(trainer: Trainer, *ids: str, seconds: float = 600) -> ExamSession:
+    by_id = trainer.bank.by_id()
+    return ExamSession([by_id[i] for i in ids], trainer.progress, trainer.clock, seconds=seconds)
+
+
+def test_15_a_number_revisited_is_edited_not_replaced(fixed: Trainer) -> None:
+    exam = exam_of(fixed, "sweep-grid-size", "command-outputs-folder")
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.press("1", "3", "right")
+        await until(pilot, lambda: exam.position == 1)
+        await pilot.press("left")
+        await until(pilot, lambda: exam.position == 0)
+        await pilot.press("backspace")
+        await pilot.pause()
+        assert app.screen.answer_widget.value == "1" and exam.response() == 1
+        await pilot.press("2")
+        await pilot.pause()
+        assert app.screen.answer_widget.value == "12"
+
+    run(app, script)
+    assert exam.response() == 12
+
+
+def test_16_the_position_line_shows_the_next_question_before_its_body_is_built(
+        fixed: Trainer, monkeypatch: pytest.MonkeyPatch) -> None:
+    import quiz.screens.question as question_screens
+
+    exam = exam_of(fixed, "sweep-grid-size", "command-outputs-folder")
+    app = QuizApp(fixed, cursor_blink=False)
+    seen: list[str] = []
+
+    class Watching(question_screens.PromptView):
+        """A prompt whose building notes the position line meanwhile (a long prompt takes a
+        while to build: the line must not tell of the question left until then)."""
+
+        def __init__(self, question, *args, **kwargs) -> None:
+            shown = app.screen.query("#position")  # none yet while the screen is first composed
+            if isinstance(app.screen, ExamScreen) and shown:
+                seen.append(str(shown.first().render()))
+            super().__init__(question, *args, **kwargs)
+
+    monkeypatch.setattr(question_screens, "PromptView", Watching)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        seen.clear()
+        await pilot.press("1", "2", "enter")
+        await until(pilot, lambda: exam.position == 1 and bool(seen))
+
+    run(app, script)
+    assert seen[0].startswith("Question 2 of 2") and "single choice" in seen[0], seen
+    assert "number" not in seen[0] and "answered" not in seen[0], seen
+
+
+def test_17_complete_the_code_marks_its_blank_and_does_what_its_hint_says(fixed: Trainer) -> None:
+    from quiz.widgets.options import BlankAnswer, BlankRow
+
+    exam = exam_of(fixed, "tracking-register", "command-outputs-folder")
+    app = QuizApp(fixed, cursor_blink=False)
+
+    def marked() -> list[int]:
+        return [row.index for row in app.screen.query(BlankRow)
+                if str(row.query_one(".hanging-label").render()).startswith("▸")]
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        hint = str(app.screen.query_one("#hint").render())
+        assert "moves to the next" in hint and "▸" in hint
+        assert marked() == [0]
+        await pilot.press("a")  # fills blank 1; the mark moves on to blank 2
+        await pilot.pause()
+        assert marked() == [1]
+        await pilot.press("b", "down")  # fills blank 2, the last: the mark stays, down does not wrap round
+        await pilot.pause()
+        assert marked() == [1] and exam.response() == ["a", "b"]
+        await pilot.press("up", "c")  # back to blank 1, changed
+        await pilot.pause()
+        assert marked() == [1]
+        widget = app.screen.answer_widget
+        assert isinstance(widget, BlankAnswer) and widget.chosen == ["c", "b"]
+
+    run(app, script)
+    assert exam.response() == ["c", "b"]
+
+
+def screen_text(app: QuizApp) -> str:
+    """What the terminal shows, line by line (read from the app's own screenshot)."""
+    import html
+    import re
+
+    rows: dict[float, list[tuple[float, str]]] = {}
+    for match in re.finditer(r'<text class="[^"]*" x="([\d.]+)" y="([\d.]+)"[^>]*>(.*?)</text>',
+                             app.export_screenshot()):
+        rows.setdefault(float(match[2]), []).append((float(match[1]), html.unescape(match[3])))
+    return "\n".join("".join(text for _, text in sorted(row)).replace("\xa0", " ") for _, row in sorted(rows.items()))
+
+
+MANY = "".join(f"""\
+  - id: many-{number}
+    type: single
+    {SOURCE}
+    prompt: Question {number} on which policy cancels trials behind the leader?
+    options: {{a: bandit, b: none}}
+    answer: a
+    explanation: The `bandit` policy does.
+    wrong: {{b: No policy cancels nothing.}}
+""" for number in range(50))
+SERIES = f"""\
+  - series: many-stop
+    {SOURCE}
+    problem: A sweep must stop trials that fall well behind the best one.
+    solutions:
+      - solution: "You add a bandit policy."
+        answer: yes
+        explanation: A bandit policy cancels trials outside the slack of the best trial.
+      - solution: "You set max_concurrent_trials to 1."
+        answer: no
+        explanation: Concurrency stops no trial.
+"""
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (100, 50)])
+def test_18_the_review_list_of_a_long_exam_keeps_its_keys_in_sight(tmp_path: Path, size: tuple[int, int]) -> None:
+    path = tmp_path / "many.yml"
+    path.write_text("domain: sweep\nquestions:\n" + MANY + SERIES)
+    trainer = Trainer(load_bank([path]), Progress(tmp_path / "data"), clock=FakeClock(), seed=3)
+    by_id = trainer.bank.by_id()
+    exam = ExamSession([by_id[f"many-{n}"] for n in range(50)] + [by_id["many-stop-1"], by_id["many-stop-2"]],
+                       trainer.progress, trainer.clock, seconds=6000)
+    assert len(exam.sections) == 2
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
+        shown = screen_text(app)
+        # The hint under the list, and the keys in the footer, however many questions.
+        assert "Enter goes there" in shown and "Esc back" in shown, shown
+        assert "x Leave section" in shown and "? Help" in shown, shown
+        await pilot.press("end")  # the list scrolls to its last question, the hint stays
+        await pilot.pause()
+        shown = screen_text(app)
+        assert "Esc back" in shown and "Question 49 on" in shown, shown
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmScreen))
+
+    run(app, script, size=size)
+
+
+def test_19_plain_yes_no_takes_n_as_no_says_so_and_confirms_each_answer(tmp_path: Path) -> None:
+    # The fixed bank's 20 questions: 16 free ones, then a series of two solutions, then a case study.
+    result = plain(BANK_DIR, tmp_path / "data", "--mode", "exam", "--count", "20",
+                   input="x\ny\nn\ny\n\nq\n")
+    assert result.returncode == 0, result.stderr
+    series = result.stdout[result.stdout.index("Section 2:"):]
+    prompts = [line for line in series.splitlines() if line.startswith("answer y (yes) or n (no)")]
+    assert prompts and all("n/p" not in line and "Enter" in line for line in prompts), series
+    first, second = series.split("Question 18 of 20")
+    assert "saved: No." in first  # n answered the first solution No, and said so
+    assert "saved: Yes. This is the section's last question" in second
+    assert second.count("Leave this section?") == 1  # Enter, not n, went on
