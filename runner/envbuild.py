@@ -366,6 +366,8 @@ def _build(final: Path, key: str, install: list[str], base: dict[str, str], labe
             installed = _install(staging, install, base, label)
             log(f"environment {label}: installed {', '.join(installed) if installed else 'nothing'} "
                 f"(the base has the rest) ({time.monotonic() - step:.1f} s)")
+            for line in shadowed_base_needs(installed):
+                log(f"warning: environment {label}: {line}")
         manifest = {"key": key, "requirements": install, "installed": installed, "base": sys.executable,
                     "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         (staging / "amllab-env.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -411,6 +413,47 @@ def _install(venv: Path, install: list[str], base: dict[str, str], label: str) -
               "-r", str(work / "install.txt")], install)
     shutil.rmtree(work, ignore_errors=True)
     return names
+
+
+def shadowed_base_needs(installed: list[str] | tuple[str, ...]) -> list[str]:
+    """What a build breaks in the base it shadows: for each package ``installed`` at another
+    version than the base's (``name==version``), the base's packages whose requirements that
+    version does not meet. The job still sees those packages, with the build's version of what
+    they need, so importing them may fail there (TensorFlow 2.12's typing-extensions<4.6 under the
+    base's pydantic-core, which mlflow imports)."""
+    from importlib import metadata
+
+    from packaging.requirements import InvalidRequirement, Requirement
+    from packaging.version import InvalidVersion, Version
+
+    shadowed: dict[str, tuple[str, Version]] = {}
+    for line in installed:
+        name, _, version = line.partition("==")
+        try:
+            shadowed[canonical(name)] = (name.strip(), Version(version.strip()))
+        except InvalidVersion:
+            continue
+    needs: dict[str, list[str]] = {}
+    for dist in metadata.distributions(path=base_site_folders()):
+        owner = dist.metadata["Name"] or ""
+        if not owner or canonical(owner) in shadowed:
+            continue
+        for text in dist.requires or ():
+            try:
+                requirement = Requirement(text)
+            except InvalidRequirement:
+                continue
+            if requirement.marker is not None and not requirement.marker.evaluate({"extra": ""}):
+                continue  # an extra's requirement, or another platform's
+            found = shadowed.get(canonical(requirement.name))
+            if found and not requirement.specifier.contains(found[1], prereleases=True):
+                needs.setdefault(found[0], []).append(f"{owner} ({requirement.name}{requirement.specifier})")
+    lines = []
+    for name, owners in sorted(needs.items()):
+        named = ", ".join(sorted(set(owners))[:5]) + (f" and {len(set(owners)) - 5} more" if len(set(owners)) > 5 else "")
+        lines.append(f"its {name} {shadowed[canonical(name)][1]} shadows the base's, which {named} need(s); "
+                     f"importing those in the job may fail (pin a {name} they accept, or what needs them)")
+    return lines
 
 
 def _run(label: str, what: str, venv: Path, argv: list[str], requirements: list[str] | None = None) -> None:

@@ -403,3 +403,16 @@ def test_uv_writes_plain_text_even_when_the_caller_forces_colour(monkeypatch: py
     said = subprocess.run([uv_bin(), "pip", "install", "--dry-run", "--offline", "--python", sys.executable,
                            "no-such-package-amllab==0"], env=env, capture_output=True, text=True, timeout=120)
     assert said.returncode != 0 and said.stderr and "\x1b[" not in said.stderr, said.stderr
+
+
+def test_a_build_that_shadows_what_the_base_needs_names_who_needs_it() -> None:
+    # jsonschema (amllab's own dependency) needs attrs>=22.2.0: a build pinning attrs 21 under it
+    # leaves the job a jsonschema that may not import.
+    from importlib import metadata
+
+    from runner.envbuild import shadowed_base_needs
+
+    said = shadowed_base_needs(["attrs==21.1.0", "some-new-package==1.0"])
+    assert len(said) == 1 and said[0].startswith("its attrs 21.1.0 shadows the base's, which ") \
+        and "jsonschema (attrs>=22.2.0)" in said[0], said
+    assert shadowed_base_needs([f"attrs=={metadata.version('attrs')}"]) == []
