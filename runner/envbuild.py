@@ -366,8 +366,9 @@ def _build(final: Path, key: str, install: list[str], base: dict[str, str], labe
             installed = _install(staging, install, base, label)
             log(f"environment {label}: installed {', '.join(installed) if installed else 'nothing'} "
                 f"(the base has the rest) ({time.monotonic() - step:.1f} s)")
-            for line in shadowed_base_needs(installed):
-                log(f"warning: environment {label}: {line}")
+            shadowing = shadowed_base_needs(installed)
+            if shadowing:
+                log(f"warning: environment {label}: {shadowing}")
         manifest = {"key": key, "requirements": install, "installed": installed, "base": sys.executable,
                     "built": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
         (staging / "amllab-env.json").write_text(json.dumps(manifest, indent=2) + "\n")
@@ -415,12 +416,12 @@ def _install(venv: Path, install: list[str], base: dict[str, str], label: str) -
     return names
 
 
-def shadowed_base_needs(installed: list[str] | tuple[str, ...]) -> list[str]:
-    """What a build breaks in the base it shadows: for each package ``installed`` at another
-    version than the base's (``name==version``), the base's packages whose requirements that
-    version does not meet. The job still sees those packages, with the build's version of what
-    they need, so importing them may fail there (TensorFlow 2.12's typing-extensions<4.6 under the
-    base's pydantic-core, which mlflow imports)."""
+def shadowed_base_needs(installed: list[str] | tuple[str, ...]) -> str:
+    """What a build breaks in the base it shadows, as one sentence ("" for nothing): for each
+    package ``installed`` at another version than the base's (``name==version``), the base's
+    packages whose requirements that version does not meet. The job still sees those packages,
+    with the build's version of what they need, so importing them may fail there (TensorFlow
+    2.12's typing-extensions<4.6 under the base's pydantic-core, which mlflow imports)."""
     from importlib import metadata
 
     from packaging.requirements import InvalidRequirement, Requirement
@@ -433,7 +434,7 @@ def shadowed_base_needs(installed: list[str] | tuple[str, ...]) -> list[str]:
             shadowed[canonical(name)] = (name.strip(), Version(version.strip()))
         except InvalidVersion:
             continue
-    needs: dict[str, list[str]] = {}
+    needs: dict[str, set[str]] = {}
     for dist in metadata.distributions(path=base_site_folders()):
         owner = dist.metadata["Name"] or ""
         if not owner or canonical(owner) in shadowed:
@@ -447,13 +448,16 @@ def shadowed_base_needs(installed: list[str] | tuple[str, ...]) -> list[str]:
                 continue  # an extra's requirement, or another platform's
             found = shadowed.get(canonical(requirement.name))
             if found and not requirement.specifier.contains(found[1], prereleases=True):
-                needs.setdefault(found[0], []).append(f"{owner} ({requirement.name}{requirement.specifier})")
-    lines = []
+                needs.setdefault(found[0], set()).add(f"{owner} ({requirement.name}{requirement.specifier})")
+    if not needs:
+        return ""
+    parts = []
     for name, owners in sorted(needs.items()):
-        named = ", ".join(sorted(set(owners))[:5]) + (f" and {len(set(owners)) - 5} more" if len(set(owners)) > 5 else "")
-        lines.append(f"its {name} {shadowed[canonical(name)][1]} shadows the base's, which {named} need(s); "
-                     f"importing those in the job may fail (pin a {name} they accept, or what needs them)")
-    return lines
+        shown = sorted(owners)[:3]
+        parts.append(f"{name} {shadowed[canonical(name)][1]}, not what "
+                     + ", ".join(shown) + (f" and {len(owners) - 3} more" if len(owners) > 3 else "") + " ask")
+    return ("the build shadows the base's copy of what the base's own packages need: " + "; ".join(parts)
+            + ". Importing those in the job may fail: pin versions they accept, or the packages that need them")
 
 
 def _run(label: str, what: str, venv: Path, argv: list[str], requirements: list[str] | None = None) -> None:

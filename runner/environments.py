@@ -240,8 +240,10 @@ CURATED_FAMILIES: dict[str, tuple[str, ...]] = {
     # Its file asks for tensorflow~=2.12.0 on Python 3.8 (numpy~=1.22.0, pandas~=1.3.0,
     # scipy~=1.7.0): the same TensorFlow, CPU-only, with the nearest pandas and scipy that have a
     # build for this Python and agree with its numpy<1.24. Keras 2 comes with it, not Keras 3.
+    # The file's azureml-mlflow too: TensorFlow 2.12 wants typing-extensions<4.6, which the base's
+    # mlflow (through pydantic 2) cannot import with; the file's own MLflow client resolves with it.
     "tensorflow-2.12": ("tensorflow-cpu~=2.12.0", "tensorboard~=2.12.0", "numpy<1.24", "pandas~=1.5.3",
-                        "scipy~=1.10.0"),
+                        "scipy~=1.10.0", "azureml-mlflow"),
     "sklearn": ("scikit-learn", "pandas", "joblib"),
     "lightgbm": ("lightgbm", "scikit-learn", "pandas"),
     # PyPI's CPU-only build, as torch is the base's CPU build: a `-cuda12` image's GPU libraries
