@@ -79,6 +79,8 @@ TOPICS: dict[str, str] = {
     "sdk-sweep": "the SDK v2 form of sweeps",
     "sdk-schedule": "the SDK v2 form of schedules",
     "sdk-distribution": "the SDK v2 form of distributed jobs",
+    "sdk-pipeline": "the SDK v2 form of pipelines: @pipeline functions, settings, inputs and outputs",
+    "automl": "AutoML training jobs: tasks, primary metrics, MLTable data, validation, limits, pipeline steps",
     "troubleshooting": "troubleshooting a failed job from its logs",
     "v1-v2": "what changed from SDK v1 to v2",
 }
