@@ -580,3 +580,35 @@ def test_19_plain_yes_no_takes_n_as_no_says_so_and_confirms_each_answer(tmp_path
     assert "saved: No." in first  # n answered the first solution No, and said so
     assert "saved: Yes. This is the section's last question" in second
     assert second.count("Leave this section?") == 1  # Enter, not n, went on
+
+
+# ----------------------------------------------------------------------------- 20-: a new user's audit
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+def test_20_results_open_on_the_score_and_each_answer_is_one_row(fixed: Trainer, size: tuple[int, int]) -> None:
+    from quiz.screens.results import ResultsScreen
+
+    exam = ExamSession([q for q in fixed.bank.questions if q.group is None][:12], fixed.progress, fixed.clock,
+                       seconds=1440)
+    exam.select("a")
+    result = exam.submit()
+    app = QuizApp(fixed, cursor_blink=False)
+
+    def rows() -> list[str]:
+        listed = [line.strip("▊▎▁▔▆▃▅▂▄▇█ ") for line in screen_text(app).splitlines() if line.startswith("▊")]
+        return [row for row in listed if row]
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ResultsScreen.for_exam(result))
+        await pilot.pause(0.1)
+        shown = screen_text(app)
+        assert app.screen.query_one("#results").scroll_y == 0 and "/ 1000" in shown, shown
+        # A row of the list is its number, its mark and the first words of its prompt: a line on
+        # its own that does not begin so is a fragment of the row above.
+        assert rows() and all(row[:2].strip().isdigit() for row in rows()), shown
+        await pilot.press(*["down"] * 11)  # the page follows the highlight to the last row
+        await pilot.pause(0.1)
+        assert any(row.startswith("12 ") for row in rows()), screen_text(app)
+
+    run(app, script, size=size)
