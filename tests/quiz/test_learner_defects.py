@@ -612,3 +612,17 @@ def test_20_results_open_on_the_score_and_each_answer_is_one_row(fixed: Trainer,
         assert any(row.startswith("12 ") for row in rows()), screen_text(app)
 
     run(app, script, size=size)
+
+
+@pytest.mark.parametrize("count", [15, 16, 17, 20, 25, 40])
+def test_21_every_exam_of_15_questions_or_more_has_a_case_study_and_a_series(tmp_path: Path, count: int) -> None:
+    # The built-in bank, whose case studies (four or five questions) are longer than the share a
+    # short exam gives any one domain; the app and --plain both take their exam from Trainer.exam.
+    bank = load_bank()
+    for seed in range(8):
+        trainer = Trainer(bank, Progress(tmp_path / f"data-{count}-{seed}"), clock=FakeClock(), seed=seed)
+        exam = trainer.exam(count)
+        kinds = [section.kind for section in exam.sections]
+        assert len(exam.questions) == count, (seed, kinds)
+        assert kinds[0] == "questions" and kinds[-1] == "case" and "series" in kinds, (seed, kinds)
+        trainer.progress.release_exam()
