@@ -626,3 +626,22 @@ def test_21_every_exam_of_15_questions_or_more_has_a_case_study_and_a_series(tmp
         assert len(exam.questions) == count, (seed, kinds)
         assert kinds[0] == "questions" and kinds[-1] == "case" and "series" in kinds, (seed, kinds)
         trainer.progress.release_exam()
+
+
+def test_22_help_says_in_words_what_each_key_does_and_keeps_the_ids_for_remapping(fixed: Trainer) -> None:
+    import re
+
+    app = QuizApp(fixed, cursor_blink=False)
+    ids = {b.id for screen in [QuizApp, HomeScreen, ExamScreen, QuestionScreen, FeedbackScreen, ExamReviewScreen]
+           for b in screen.BINDINGS if getattr(b, "id", None)}
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = app.screen.keys_text().plain
+        keys, remapping = text.split("Remapping keys")
+        assert not [word for word in re.findall(r"[a-z_]+\.[a-z_]+", keys) if word in ids], keys
+        assert "this list of keys" in keys and "next question (on a section's last: the review list)" in keys
+        assert "exam.next_or_review" in remapping and "app.help" in remapping, remapping
+
+    run(app, script)
