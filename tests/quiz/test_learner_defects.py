@@ -645,3 +645,21 @@ def test_22_help_says_in_words_what_each_key_does_and_keeps_the_ids_for_remappin
         assert "exam.next_or_review" in remapping and "app.help" in remapping, remapping
 
     run(app, script)
+
+
+def test_23_the_review_list_marks_an_answer_given_not_with_the_mark_for_right(fixed: Trainer) -> None:
+    exam = exam_of(fixed, "sweep-grid-size", "command-outputs-folder", "pipeline-step-order")
+    exam.select(13)  # answered (and wrong): the list must not say ✓, which means right on every other screen
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
+        shown = screen_text(app)
+        assert "✓" not in shown, shown
+        first = next(line for line in shown.splitlines() if " 1 " in line and "configurations" in line)
+        assert "●" in first and "● answered" in shown, shown
+
+    run(app, script)
