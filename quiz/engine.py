@@ -850,17 +850,28 @@ class Trainer:
             self.progress.end_session(stale["id"], {"abandoned": True}, now=self.clock())
 
     def exam(self, count: int = EXAM_QUESTIONS, seconds: float | None = None) -> ExamSession:
-        """A new exam. An unfinished one is closed as abandoned first (its answers stay on
-        record, ungraded), so it cannot come back later to grade its unanswered questions.
-        This process owns the exam from now on (:class:`quiz.store.ExamBusyError` when another
-        aml-quiz owns the unfinished one: abandoning it would pull it from under that process).
+        """A new exam of :meth:`exam_questions` (:meth:`start_exam`)."""
+        return self.start_exam(self.exam_questions(count), seconds)
+
+    def start_exam(self, questions: Sequence[Question], seconds: float | None = None) -> ExamSession:
+        """A new exam of ``questions`` (``seconds``: two minutes a question unless given). An
+        unfinished one is closed as abandoned first (its answers stay on record, ungraded), so it
+        cannot come back later to grade its unanswered questions. This process owns the exam from
+        now on (:class:`quiz.store.ExamBusyError` when another aml-quiz owns the unfinished one:
+        abandoning it would pull it from under that process)."""
+        self._claim_new_exam()
+        duration = seconds if seconds is not None else SECONDS_PER_EXAM_QUESTION * len(questions)
+        return ExamSession(questions, self.progress, self.clock, duration, rng=self._presenting)
+
+    def exam_questions(self, count: int = EXAM_QUESTIONS) -> list[Question]:
+        """The questions of a new exam, in the order asked; nothing is saved yet (the app shows
+        them on the exam's intro before :meth:`start_exam`).
 
         Like the real exam, one of ``SECTIONS_FROM`` questions or more holds a case study and one
         or two yes/no series when the bank has them, after the other questions. They count in
         their domains' shares; where a share is too small for any of them, one is taken anyway
         and its domain gets the seats from the largest other shares (:func:`make_room`)."""
         check_count(count)
-        self._claim_new_exam()
         available = {d: len(self.bank.in_domain(d)) for d in DOMAINS}
         plan = exam_plan(count, available)
         groups = [g for g in self.bank.groups().values()]
@@ -900,8 +911,7 @@ class Trainer:
         sections.sort(key=lambda members: members[0].group.kind == "case")  # series, then the case study
         for members in sections:
             chosen.extend(members)
-        duration = seconds if seconds is not None else SECONDS_PER_EXAM_QUESTION * len(chosen)
-        return ExamSession(chosen, self.progress, self.clock, duration, rng=self._presenting)
+        return chosen
 
     def resume_exam(self) -> ExamSession | None:
         """:meth:`unfinished_exam`, owned by this process until it is submitted (or the process

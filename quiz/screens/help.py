@@ -13,6 +13,7 @@ from textual.widgets import Footer, Static
 from ..widgets.header import QuizHeader
 from .feedback import FeedbackScreen
 from .home import CustomTestPicker, DomainPicker, HomeScreen
+from .intro import ExamIntroScreen
 from .question import ExamScreen, QuestionScreen, ScenarioScreen
 from .results import QuestionDetailScreen, ResultsScreen
 from .review import ConfirmScreen, ExamReviewScreen
@@ -51,6 +52,8 @@ DESCRIPTIONS = {
     "question.scroll_down": "scroll the question down a page",
     "question.scroll_up_line": "scroll the question up a little",
     "question.scroll_down_line": "scroll the question down a little",
+    "intro.start": "start the exam (and its clock)",
+    "intro.back": "back: no exam is started",
     "exam.next_or_review": "next question (on a section's last: the review list)",
     "exam.previous": "previous question",
     "exam.next": "next question",
@@ -82,6 +85,7 @@ SECTIONS = [
     ("Drill: pick a domain", DomainPicker),
     ("Custom test", CustomTestPicker),
     ("A question (practice, drill, missed, review)", QuestionScreen),
+    ("Before a new exam", ExamIntroScreen),
     ("Exam (f flags, c shows a case study: an option f or c is chosen with its digit)", ExamScreen),
     ("A case study's scenario", ScenarioScreen),
     ("After an answer", FeedbackScreen),

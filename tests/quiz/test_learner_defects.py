@@ -230,7 +230,7 @@ def test_06_the_exam_clock_stops_while_paused(trainer: Trainer) -> None:
     clock = trainer.clock
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         clock.advance(100)
         assert app.screen.exam.remaining == 500
@@ -248,7 +248,7 @@ def test_07_ctrl_c_quits_and_the_exam_footer_shows_how(trainer: Trainer) -> None
     app = QuizApp(trainer, cursor_blink=False)
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         shown = {binding.binding.key for binding in app.screen.active_bindings.values() if binding.binding.show}
         assert "ctrl+c" in shown
@@ -663,3 +663,28 @@ def test_23_the_review_list_marks_an_answer_given_not_with_the_mark_for_right(fi
         assert "●" in first and "● answered" in shown, shown
 
     run(app, script)
+
+
+def test_24_e_shows_the_exam_before_its_clock_starts_and_esc_goes_back(tmp_path: Path) -> None:
+    # The built-in bank: a full exam of 40 questions, with its series and case study.
+    trainer = Trainer(load_bank(), Progress(tmp_path / "data"), clock=FakeClock(), seed=1)
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("e")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, ExamScreen)  # no clock running unannounced
+        shown = screen_text(app)
+        assert "40 questions" in shown and "80 minutes" in shown, shown
+        assert "Yes/no series" in shown and "Case study" in shown and "f flag" in shown, shown
+        assert trainer.progress.unfinished("exam") is None  # nothing saved while the learner reads
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        assert trainer.progress.unfinished("exam") is None  # back: no exam to resume
+        await pilot.press("e")
+        await pilot.pause(0.1)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen))
+        assert len(app.screen.exam.questions) == 40 and app.screen.sub_title == "Exam · 1:20:00 left"
+
+    run(app, script, size=(100, 30))
