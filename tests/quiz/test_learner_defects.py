@@ -688,3 +688,29 @@ def test_24_e_shows_the_exam_before_its_clock_starts_and_esc_goes_back(tmp_path:
         assert len(app.screen.exam.questions) == 40 and app.screen.sub_title == "Exam · 1:20:00 left"
 
     run(app, script, size=(100, 30))
+
+
+def test_25_the_custom_tests_choices_show_without_colour(fixed: Trainer) -> None:
+    app = QuizApp(fixed, cursor_blink=False)
+
+    def line(words: str) -> str:
+        return next(row for row in screen_text(app).splitlines() if words in row)
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("t")
+        await until(pilot, lambda: app.screen.query("#custom-source"))
+        # The second source, the first and third domains, and the timed checkbox.
+        await pilot.press("down", "space", "tab", "space", "down", "down", "space")
+        await pilot.pause()
+        app.screen.query_one("#custom-timed").value = True
+        await pilot.pause()
+        # Chosen: a filled mark; not chosen: none, whatever the colours.
+        assert "●" in line("flagged: flagged in an exam") and "●" not in line("all: the whole bank")
+        assert "X" in line("Compute, data, environments") and "X" in line("MLflow tracking")
+        assert "X" not in line("Command jobs") and "X" not in line("single choice")
+        assert "X" in line("Timed and scored as an exam")
+        app.screen.query_one("#custom-timed").value = False
+        await pilot.pause()
+        assert "X" not in line("Timed and scored as an exam")
+
+    run(app, script, size=(100, 40))
