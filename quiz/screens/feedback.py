@@ -6,9 +6,10 @@ to read on, the lab that shows it run, and on ``l`` aml-lint's verdict on the qu
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import ScrollableContainer, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
 from ..bank import Question
@@ -31,12 +32,13 @@ def diagnostic_line(d) -> Content:
     return line
 
 
-def reading_widgets(question: Question) -> list[Static]:
-    """How the answer is known and where to read on (each source on its own line)."""
-    widgets = [Static(Content.assemble((evidence_line(question), "$text-muted")), classes="evidence")]
-    lines = [Content.styled("Read more:", "bold")] + [Content.styled(f"  {url}", "link $text-accent")
+def reading_widgets(question: Question) -> list[Widget]:
+    """How the answer is known and where to read on: each source on a line of its own that never
+    wraps (a URL cut in two cannot be copied or clicked whole); a long one scrolls sideways."""
+    widgets: list[Widget] = [Static(Content.assemble((evidence_line(question), "$text-muted")), classes="evidence")]
+    lines = [Content.styled("Read more:", "bold")] + [Content.styled(f"  {url}", f"link {url} $text-accent")
                                                        for url in question.sources]
-    widgets.append(Static(Content("\n").join(lines), classes="source"))
+    widgets.append(ScrollableContainer(Static(Content("\n").join(lines), classes="source"), classes="sources"))
     return widgets
 
 

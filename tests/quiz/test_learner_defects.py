@@ -714,3 +714,25 @@ def test_25_the_custom_tests_choices_show_without_colour(fixed: Trainer) -> None
         assert "X" not in line("Timed and scored as an exam")
 
     run(app, script, size=(100, 40))
+
+
+def test_26_a_source_url_stays_on_one_line_at_80_columns(fixed: Trainer) -> None:
+    question = fixed.bank.by_id()["command-outputs-folder"]
+    assert max(len(url) for url in question.sources) > 80  # wider than the screen
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(fixed, question.id)())
+        await pilot.press(question.answer, "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        sources = app.screen.query_one(".source")
+        sources.scroll_visible(animate=False)
+        await pilot.pause(0.1)
+        # "Read more:" and one line a URL, the longest whole on its line (the block scrolls sideways).
+        assert sources.size.height == 1 + len(question.sources), sources.size
+        shown = screen_text(app).splitlines()
+        at = next(i for i, line in enumerate(shown) if "Read more:" in line)
+        assert shown[at + 1].strip().startswith("https://learn.microsoft.com/")
+        assert "Enter next question" in shown[at + 1 + len(question.sources)], shown
+
+    run(app, script, size=(80, 24))
