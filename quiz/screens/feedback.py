@@ -13,7 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
 from ..bank import Question
-from ..checks import lab_command, lint_snippet, lint_targets
+from ..checks import lab_command, lint_snippet, lint_targets, lintable_yaml
 from ..engine import Feedback, Session
 from ..text import evidence_line
 from ..widgets.header import QuizHeader
@@ -103,6 +103,12 @@ class FeedbackScreen(Screen):
             return bool(lint_targets(self.feedback.question))
         return True
 
+    def yaml_on_screen(self) -> bool:
+        """Whether what ``l`` lints is the YAML the question shows as it is: its prompt's (not a
+        fill-blank's, linted with the answer in the blank, nor options' YAML the options do not show)."""
+        question = self.feedback.question
+        return question.type != "fill_blank" and lintable_yaml(question) is not None
+
     async def action_lint(self) -> None:
         question = self.feedback.question
         panel = self.query_one("#lint", Vertical)
@@ -112,13 +118,26 @@ class FeedbackScreen(Screen):
             await panel.mount(Static("This question has no YAML to lint.", classes="lint-title"))
             return
         widgets: list[Static | NumberedCode] = []
+        shown = self.yaml_on_screen()
         for label, text in targets:
             diagnostics = lint_snippet(text)
-            widgets += [Static(Content.styled(f"aml-lint on {label}:", "bold"), classes="lint-title"),
-                        NumberedCode(text, {d.line for d in diagnostics})]
-            if diagnostics:
-                widgets += [Static(diagnostic_line(d), classes="diagnostic") for d in diagnostics]
+            if shown:
+                # The YAML is the question's, on screen above: not printed twice, each finding
+                # quotes its line instead.
+                lines = text.splitlines()
+                widgets.append(Static(Content.styled(f"aml-lint on {label}, shown above:", "bold"),
+                                      classes="lint-title"))
+                for d in diagnostics:
+                    quoted = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else ""
+                    line = diagnostic_line(d)
+                    if quoted:
+                        line = line + Content.assemble("\n    ", (f"line {d.line}: {quoted}", "$text-muted"))
+                    widgets.append(Static(line, classes="diagnostic"))
             else:
+                widgets += [Static(Content.styled(f"aml-lint on {label}:", "bold"), classes="lint-title"),
+                            NumberedCode(text, {d.line for d in diagnostics})]
+                widgets += [Static(diagnostic_line(d), classes="diagnostic") for d in diagnostics]
+            if not diagnostics:
                 widgets.append(Static(Content.styled("clean: no findings", "$text-success"), classes="diagnostic"))
         await panel.mount_all(widgets)
         self.call_after_refresh(panel.scroll_visible, top=True, animate=False)

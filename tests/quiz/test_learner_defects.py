@@ -736,3 +736,22 @@ def test_26_a_source_url_stays_on_one_line_at_80_columns(fixed: Trainer) -> None
         assert "Enter next question" in shown[at + 1 + len(question.sources)], shown
 
     run(app, script, size=(80, 24))
+
+
+def test_27_l_lints_the_yaml_on_screen_without_printing_it_again(fixed: Trainer) -> None:
+    from quiz.widgets.text import NumberedCode
+
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(fixed, "sweep-grid-needs-choice")())
+        await pilot.press("1", "0", "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await pilot.press("l")
+        await until(pilot, lambda: bool(app.screen.query("#lint .diagnostic")))
+        panel = app.screen.query_one("#lint")
+        assert not panel.query(NumberedCode)  # the YAML is in the question above, once is enough
+        said = "\n".join(str(widget.render()) for widget in panel.query(".lint-title, .diagnostic"))
+        assert "shown above" in said and "AML302" in said and "line 9: type: uniform" in said, said
+
+    run(app, script)
