@@ -5,7 +5,10 @@ that ran while paused, Ctrl-C, YAML cut at 80 columns, --plain's ids, repeats, M
 broken pipe, plurals, feedback without the question, lint when the YAML is in the options, labs
 from an installed amllab, --check's account of what it proves; and in an exam, a number edited
 when revisited, the position line of the question moved to, complete-the-code's blank cursor, the
-review list's keys at any size, and --plain's yes/no keys and saved answers.
+review list's keys at any size, and --plain's yes/no keys and saved answers; then a new user's
+audit: results that open on the score with one line a row, a case study and a series in every
+exam of 15 questions or more, help in words, the review list's mark for answered, the exam's
+intro, the custom test's marks without colour, URLs kept whole, and lint that does not reprint.
 
 The banks here are written inline, as a learner's own file would be.
 """
