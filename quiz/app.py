@@ -24,8 +24,9 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 from textual.screen import Screen
 
-from .bank import DOMAINS
-from .engine import EXAM_QUESTIONS, PRACTICE_QUESTIONS, ExamResult, Feedback, Session, Trainer
+from .bank import DOMAINS, Question
+from .engine import (EXAM_QUESTIONS, PRACTICE_QUESTIONS, SECONDS_PER_EXAM_QUESTION, ExamResult, Feedback, Session,
+                     Trainer)
 from .store import DamagedProgressError, ExamBusyError
 
 KEYMAP_FILE = "keymap.toml"
@@ -195,6 +196,7 @@ class QuizApp(App):
         when there is one (``--mode exam``, as ``--plain`` does). A new exam while one is
         unfinished asks first (``confirmed``), since it closes the other for good."""
         from .screens.home import CustomTestPicker, DomainPicker
+        from .screens.intro import ExamIntroScreen
         from .screens.question import ExamScreen
         from .screens.review import ConfirmScreen
         from .screens.stats import StatsScreen
@@ -225,18 +227,33 @@ class QuizApp(App):
                 return
             try:
                 exam = trainer.resume_exam() if mode == "resume" or resume_first else None
-                if exam is None and mode == "resume":
-                    self.notify("There is no unfinished exam.", timeout=3)
-                    return
-                if exam is None:
-                    exam = trainer.exam(self.count or EXAM_QUESTIONS, seconds=self.exam_seconds)
             except ExamBusyError as busy:
                 self.notify(str(busy), title="Exam in use", severity="error", timeout=8)
                 return
-            if not exam.questions:
+            if exam is None and mode == "resume":
+                self.notify("There is no unfinished exam.", timeout=3)
+                return
+            if exam is not None:
+                self.push_screen(ExamScreen(exam))
+                return
+            # A new exam: its intro first, and the exam (and its clock) only on Enter there. Not
+            # even the intro while another aml-quiz owns the unfinished exam: Enter could not start it.
+            owner = trainer.progress.exam_owner()
+            if owner is not None:
+                self.notify(str(ExamBusyError(owner or None)), title="Exam in use", severity="error", timeout=8)
+                return
+            questions = trainer.exam_questions(self.count or EXAM_QUESTIONS)
+            if not questions:
                 self.notify("The bank has no questions for an exam.", severity="warning")
                 return
-            self.push_screen(ExamScreen(exam))
+            seconds = self.exam_seconds if self.exam_seconds is not None \
+                else SECONDS_PER_EXAM_QUESTION * len(questions)
+
+            def intro_closed(start: bool | None) -> None:
+                if start:
+                    self.begin_exam(questions, seconds)
+
+            self.push_screen(ExamIntroScreen(questions, seconds), intro_closed)
             return
         if mode == "custom":
             def picked(choice: dict[str, Any] | None) -> None:
@@ -269,6 +286,17 @@ class QuizApp(App):
         else:
             raise ValueError(f"unknown mode {mode!r}")
         self.show_session(session)
+
+    def begin_exam(self, questions: list[Question], seconds: float) -> None:
+        """A new exam of ``questions``, on screen: what its intro's Enter does."""
+        from .screens.question import ExamScreen
+
+        try:
+            exam = self.trainer.start_exam(questions, seconds)
+        except ExamBusyError as busy:
+            self.notify(str(busy), title="Exam in use", severity="error", timeout=8)
+            return
+        self.push_screen(ExamScreen(exam))
 
     def start_custom(self, source: str, domains: list[str], types: list[str], count: int, timed: bool) -> None:
         from .screens.question import ExamScreen

@@ -373,6 +373,20 @@ def exam_plan(count: int, available: dict[str, int]) -> dict[str, int]:
     return plan
 
 
+def make_room(plan: dict[str, int], domain: str, size: int) -> None:
+    """Moves seats of ``plan`` to ``domain`` until it holds ``size`` questions, one at a time from
+    the largest other share (the heavier domain first on a tie), leaving the total as it was.
+    Stops short only when the other domains have no seats left."""
+    plan.setdefault(domain, 0)
+    while plan[domain] < size:
+        others = [d for d in plan if d != domain and plan[d] > 0]
+        if not others:
+            return
+        giver = max(others, key=lambda d: (plan[d], DOMAINS[d][1]))
+        plan[giver] -= 1
+        plan[domain] += 1
+
+
 @dataclass(frozen=True)
 class Section:
     """Questions the exam asks together. ``kind``: ``questions`` (move freely, flag, review),
@@ -836,16 +850,28 @@ class Trainer:
             self.progress.end_session(stale["id"], {"abandoned": True}, now=self.clock())
 
     def exam(self, count: int = EXAM_QUESTIONS, seconds: float | None = None) -> ExamSession:
-        """A new exam. An unfinished one is closed as abandoned first (its answers stay on
-        record, ungraded), so it cannot come back later to grade its unanswered questions.
-        This process owns the exam from now on (:class:`quiz.store.ExamBusyError` when another
-        aml-quiz owns the unfinished one: abandoning it would pull it from under that process).
+        """A new exam of :meth:`exam_questions` (:meth:`start_exam`)."""
+        return self.start_exam(self.exam_questions(count), seconds)
 
-        Like the real exam, one of ``SECTIONS_FROM`` questions or more holds a case study and up
-        to two yes/no series when the bank has them, counted in their domains' shares, after the
-        other questions."""
-        check_count(count)
+    def start_exam(self, questions: Sequence[Question], seconds: float | None = None) -> ExamSession:
+        """A new exam of ``questions`` (``seconds``: two minutes a question unless given). An
+        unfinished one is closed as abandoned first (its answers stay on record, ungraded), so it
+        cannot come back later to grade its unanswered questions. This process owns the exam from
+        now on (:class:`quiz.store.ExamBusyError` when another aml-quiz owns the unfinished one:
+        abandoning it would pull it from under that process)."""
         self._claim_new_exam()
+        duration = seconds if seconds is not None else SECONDS_PER_EXAM_QUESTION * len(questions)
+        return ExamSession(questions, self.progress, self.clock, duration, rng=self._presenting)
+
+    def exam_questions(self, count: int = EXAM_QUESTIONS) -> list[Question]:
+        """The questions of a new exam, in the order asked; nothing is saved yet (the app shows
+        them on the exam's intro before :meth:`start_exam`).
+
+        Like the real exam, one of ``SECTIONS_FROM`` questions or more holds a case study and one
+        or two yes/no series when the bank has them, after the other questions. They count in
+        their domains' shares; where a share is too small for any of them, one is taken anyway
+        and its domain gets the seats from the largest other shares (:func:`make_room`)."""
+        check_count(count)
         available = {d: len(self.bank.in_domain(d)) for d in DOMAINS}
         plan = exam_plan(count, available)
         groups = [g for g in self.bank.groups().values()]
@@ -855,7 +881,11 @@ class Trainer:
         self.random.shuffle(series)
         sections: list[list[Question]] = []
         if count >= SECTIONS_FROM:
-            for pool, most in ((series, MAX_SERIES_PER_EXAM), (cases, 1)):
+            # The case study first, then the series, each drawn where its domain's share holds it.
+            # None may fit: a short exam gives a domain two or three questions and a case study
+            # has four or five. The real exam always has its sections, so the first one drawn is
+            # taken anyway and the seats its domain lacks come from the largest other shares.
+            for pool, most in ((cases, 1), (series, MAX_SERIES_PER_EXAM)):
                 taken = 0
                 for members in pool:
                     domain = members[0].domain
@@ -863,6 +893,16 @@ class Trainer:
                         plan[domain] -= len(members)
                         sections.append(members)
                         taken += 1
+                if not taken and pool:
+                    # Another domain than the sections taken, when one has any: a short exam
+                    # leans less on one domain.
+                    members = next((m for m in pool if m[0].domain not in {s[0].domain for s in sections}),
+                                   pool[0])
+                    domain = members[0].domain
+                    make_room(plan, domain, len(members))
+                    if len(members) <= plan[domain]:
+                        plan[domain] -= len(members)
+                        sections.append(members)
         chosen: list[Question] = []
         for domain, n in plan.items():
             alone = [q for q in self.bank.in_domain(domain) if q.group is None]
@@ -871,8 +911,7 @@ class Trainer:
         sections.sort(key=lambda members: members[0].group.kind == "case")  # series, then the case study
         for members in sections:
             chosen.extend(members)
-        duration = seconds if seconds is not None else SECONDS_PER_EXAM_QUESTION * len(chosen)
-        return ExamSession(chosen, self.progress, self.clock, duration, rng=self._presenting)
+        return chosen
 
     def resume_exam(self) -> ExamSession | None:
         """:meth:`unfinished_exam`, owned by this process until it is submitted (or the process

@@ -6,13 +6,14 @@ to read on, the lab that shows it run, and on ``l`` aml-lint's verdict on the qu
 from __future__ import annotations
 
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
+from textual.containers import ScrollableContainer, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.widgets import Footer, Markdown, Static
 
 from ..bank import Question
-from ..checks import lab_command, lint_snippet, lint_targets
+from ..checks import lab_command, lint_snippet, lint_targets, lintable_yaml
 from ..engine import Feedback, Session
 from ..text import evidence_line
 from ..widgets.header import QuizHeader
@@ -31,12 +32,13 @@ def diagnostic_line(d) -> Content:
     return line
 
 
-def reading_widgets(question: Question) -> list[Static]:
-    """How the answer is known and where to read on (each source on its own line)."""
-    widgets = [Static(Content.assemble((evidence_line(question), "$text-muted")), classes="evidence")]
-    lines = [Content.styled("Read more:", "bold")] + [Content.styled(f"  {url}", "link $text-accent")
+def reading_widgets(question: Question) -> list[Widget]:
+    """How the answer is known and where to read on: each source on a line of its own that never
+    wraps (a URL cut in two cannot be copied or clicked whole); a long one scrolls sideways."""
+    widgets: list[Widget] = [Static(Content.assemble((evidence_line(question), "$text-muted")), classes="evidence")]
+    lines = [Content.styled("Read more:", "bold")] + [Content.styled(f"  {url}", f"link {url} $text-accent")
                                                        for url in question.sources]
-    widgets.append(Static(Content("\n").join(lines), classes="source"))
+    widgets.append(ScrollableContainer(Static(Content("\n").join(lines), classes="source"), classes="sources"))
     return widgets
 
 
@@ -101,6 +103,12 @@ class FeedbackScreen(Screen):
             return bool(lint_targets(self.feedback.question))
         return True
 
+    def yaml_on_screen(self) -> bool:
+        """Whether what ``l`` lints is the YAML the question shows as it is: its prompt's (not a
+        fill-blank's, linted with the answer in the blank, nor options' YAML the options do not show)."""
+        question = self.feedback.question
+        return question.type != "fill_blank" and lintable_yaml(question) is not None
+
     async def action_lint(self) -> None:
         question = self.feedback.question
         panel = self.query_one("#lint", Vertical)
@@ -110,13 +118,26 @@ class FeedbackScreen(Screen):
             await panel.mount(Static("This question has no YAML to lint.", classes="lint-title"))
             return
         widgets: list[Static | NumberedCode] = []
+        shown = self.yaml_on_screen()
         for label, text in targets:
             diagnostics = lint_snippet(text)
-            widgets += [Static(Content.styled(f"aml-lint on {label}:", "bold"), classes="lint-title"),
-                        NumberedCode(text, {d.line for d in diagnostics})]
-            if diagnostics:
-                widgets += [Static(diagnostic_line(d), classes="diagnostic") for d in diagnostics]
+            if shown:
+                # The YAML is the question's, on screen above: not printed twice, each finding
+                # quotes its line instead.
+                lines = text.splitlines()
+                widgets.append(Static(Content.styled(f"aml-lint on {label}, shown above:", "bold"),
+                                      classes="lint-title"))
+                for d in diagnostics:
+                    quoted = lines[d.line - 1].strip() if 0 < d.line <= len(lines) else ""
+                    line = diagnostic_line(d)
+                    if quoted:
+                        line = line + Content.assemble("\n    ", (f"line {d.line}: {quoted}", "$text-muted"))
+                    widgets.append(Static(line, classes="diagnostic"))
             else:
+                widgets += [Static(Content.styled(f"aml-lint on {label}:", "bold"), classes="lint-title"),
+                            NumberedCode(text, {d.line for d in diagnostics})]
+                widgets += [Static(diagnostic_line(d), classes="diagnostic") for d in diagnostics]
+            if not diagnostics:
                 widgets.append(Static(Content.styled("clean: no findings", "$text-success"), classes="diagnostic"))
         await panel.mount_all(widgets)
         self.call_after_refresh(panel.scroll_visible, top=True, animate=False)

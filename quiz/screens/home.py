@@ -6,7 +6,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Button, Checkbox, Footer, Input, OptionList, RadioButton, RadioSet, SelectionList, Static
+from textual.widgets import Button, Checkbox, Footer, Input, OptionList, RadioSet, SelectionList, Static
 from textual.widgets.option_list import Option
 
 from ..bank import DOMAINS, TYPES, WEIGHTS_NOTE
@@ -14,6 +14,7 @@ from ..engine import CUSTOM_SOURCES, EXAM_QUESTIONS, PRACTICE_QUESTIONS, percent
 from ..text import clock_text, plural
 from ..widgets.header import QuizHeader
 from ..widgets.meter import Meter
+from ..widgets.ticks import MarkedCheckbox, MarkedRadioButton, MarkedSelectionList
 
 READINESS_TITLE = "readiness: recall expected in a week"
 
@@ -154,13 +155,13 @@ class CustomTestPicker(ModalScreen[dict | None]):
             yield Static("Custom test", classes="section-title")
             with RadioSet(id="custom-source"):
                 for index, source in enumerate(CUSTOM_SOURCES):
-                    yield RadioButton(f"{source}: {self.SOURCES[source]}", value=index == 0, id=f"source-{source}")
+                    yield MarkedRadioButton(f"{source}: {self.SOURCES[source]}", value=index == 0, id=f"source-{source}")
             yield Static("Domains (none ticked: every domain)", classes="hint")
-            yield SelectionList(*((title, domain) for domain, (title, _) in DOMAINS.items()), id="custom-domains")
+            yield MarkedSelectionList(*((title, domain) for domain, (title, _) in DOMAINS.items()), id="custom-domains")
             yield Static("Types (none ticked: every type)", classes="hint")
-            yield SelectionList(*((record.label, name) for name, record in TYPES.items()), id="custom-types")
+            yield MarkedSelectionList(*((record.label, name) for name, record in TYPES.items()), id="custom-types")
             yield Input(str(self.count), placeholder="how many questions", restrict=r"[0-9]*", id="custom-count")
-            yield Checkbox("Timed and scored as an exam", id="custom-timed")
+            yield MarkedCheckbox("Timed and scored as an exam", id="custom-timed")
             yield Button("Start", id="custom-start", variant="primary")
             yield Static("Tab moves · space ticks · Enter on Start begins · Esc back", classes="hint")
 

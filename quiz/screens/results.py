@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
+from textual.geometry import Region
 from textual.screen import Screen
 from textual.widgets import Digits, Footer, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
@@ -29,7 +30,9 @@ class ResultsScreen(Screen):
         Binding("escape", "app.home", "Home", id="results.home"),
         Binding("w", "only_wrong", "Only the missed", id="results.only_wrong"),
     ]
-    AUTO_FOCUS = "#answers"
+    # The list takes the focus in on_mount, without the scroll that auto-focus makes to bring it
+    # into view: the screen opens at its top, on the score.
+    AUTO_FOCUS = None
 
     def __init__(self, *, mode: str, headline: Content, detail: str, per_domain: dict[str, DomainScore],
                  answers: Sequence[ReviewedAnswer], score: int | None = None, passed: bool | None = None) -> None:
@@ -40,6 +43,7 @@ class ResultsScreen(Screen):
         self.per_domain = per_domain
         self.answers = list(answers)
         self.only_wrong = False
+        self._follow_highlight = True
         self.score = score
         self.passed = passed
         self.sub_title = "Exam results" if mode == "exam" else "Session summary"
@@ -82,6 +86,7 @@ class ResultsScreen(Screen):
 
     def on_mount(self) -> None:
         self.show_answers()
+        self.set_focus(self.query_one("#answers", OptionList), scroll_visible=False)
 
     def show_answers(self) -> None:
         shown = [(i, a) for i, a in enumerate(self.answers) if not (self.only_wrong and a.correct)]
@@ -94,6 +99,8 @@ class ResultsScreen(Screen):
         options.clear_options()
         options.add_options(Option(self._row(number, answer), id=str(number)) for number, answer in shown)
         if shown:
+            # Not followed: the list starts on its first row without scrolling the score away.
+            self._follow_highlight = False
             options.highlighted = 0
 
     @staticmethod
@@ -101,6 +108,17 @@ class ResultsScreen(Screen):
         mark = ("✓ ", "bold $text-success") if answer.correct else ("✗ ", "bold $text-error")
         return Content.assemble((f"{number + 1:>2} ", "bold"), mark, ("⚑ " if answer.flagged else "  ", "$text-warning"),
                                 inline(first_line(answer.question.prompt, 84)).stylize("$text-muted"))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        """The page scrolls to keep the highlighted row in sight: the list is as long as its rows
+        (one line each) and the page, not the list, scrolls."""
+        event.stop()
+        if not self._follow_highlight:
+            self._follow_highlight = True
+            return
+        answers = event.option_list
+        row = answers.virtual_region.y + answers.gutter.top + event.option_index
+        self.query_one("#results", VerticalScroll).scroll_to_region(Region(0, row, 1, 1), animate=False)
 
     def action_only_wrong(self) -> None:
         self.only_wrong = not self.only_wrong

@@ -16,6 +16,7 @@ from ..text import clock_text, first_line, plural
 from ..widgets.text import inline
 
 SUBMIT = "submit"
+ANSWERED = "●"
 LEAVE_SECTION = "leave-section"
 
 
@@ -42,7 +43,8 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
         for item in exam.review_items():
             style = "$text-success" if item.answered and not item.locked else "$text-muted"
             row = Content.assemble(
-                (f"{item.index + 1:>2} ", "bold"), ("✓ " if item.answered else "· ", style),
+                # ● for answered: ✓ says "right" everywhere else, and nothing is graded before submit.
+                (f"{item.index + 1:>2} ", "bold"), (f"{ANSWERED} " if item.answered else "· ", style),
                 ("⊘ " if item.locked else "  ", "$text-muted"),
                 ("⚑ " if item.flagged else "  ", "bold $text-warning"),
                 (f"{item.question.domain:<12} ", "$text-muted"),
@@ -57,7 +59,7 @@ class ExamReviewScreen(ModalScreen[int | str | None]):
 
     def hint_text(self) -> str:
         end = "s submits" if self.exam.last_section else "x leaves this section (no coming back)"
-        return f"✓ answered ⚑ flagged ⊘ another section · Enter goes there · {end} · Esc back"
+        return f"{ANSWERED} answered ⚑ flagged ⊘ another section · Enter goes there · {end} · Esc back"
 
     def on_mount(self) -> None:
         self.query_one("#review-list", OptionList).highlighted = self.exam.position

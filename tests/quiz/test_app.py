@@ -134,7 +134,7 @@ def test_exam_flag_and_a_changed_answer_are_what_is_graded(trainer: Trainer, clo
     seen: dict[str, object] = {}
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         screen = app.screen
         assert isinstance(screen, ExamScreen)
@@ -165,7 +165,7 @@ def test_exam_flag_and_a_changed_answer_are_what_is_graded(trainer: Trainer, clo
         await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
         rows = app.screen.query_one("#review-list", OptionList)
         row = str(rows.get_option_at_index(target).prompt)
-        assert "⚑" in row and "✓" in row
+        assert "⚑" in row and "●" in row  # ● answered (✓ would say right)
         others = [str(rows.get_option_at_index(i).prompt) for i in range(rows.option_count) if i != target]
         assert not any("⚑" in r for r in others)
         # Submitting with questions unanswered asks first.
@@ -196,7 +196,7 @@ def test_exam_time_running_out_submits_and_shows_the_results(trainer: Trainer, c
     app = QuizApp(trainer, count=3, cursor_blink=False, tick_seconds=0.05, exam_seconds=600)
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         screen = app.screen
         assert screen.sub_title == "Exam · 10:00 left"
@@ -222,7 +222,7 @@ def test_an_interrupted_exam_resumes_from_home(trainer: Trainer, clock: FakeCloc
     app = QuizApp(trainer, count=4, cursor_blink=False)
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         exam = app.screen.exam
         await pilot.press(*answer_keys(exam.current), "enter", "escape")
@@ -410,7 +410,7 @@ def test_keys_can_be_remapped_by_binding_id(trainer: Trainer, tmp_path: Path) ->
         await pilot.press("p")
         await pilot.pause()
         assert isinstance(app.screen, HomeScreen)
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         exam = app.screen.exam
         await pilot.press("ctrl+f")

@@ -5,7 +5,10 @@ that ran while paused, Ctrl-C, YAML cut at 80 columns, --plain's ids, repeats, M
 broken pipe, plurals, feedback without the question, lint when the YAML is in the options, labs
 from an installed amllab, --check's account of what it proves; and in an exam, a number edited
 when revisited, the position line of the question moved to, complete-the-code's blank cursor, the
-review list's keys at any size, and --plain's yes/no keys and saved answers.
+review list's keys at any size, and --plain's yes/no keys and saved answers; then a new user's
+audit: results that open on the score with one line a row, a case study and a series in every
+exam of 15 questions or more, help in words, the review list's mark for answered, the exam's
+intro, the custom test's marks without colour, URLs kept whole, and lint that does not reprint.
 
 The banks here are written inline, as a learner's own file would be.
 """
@@ -230,7 +233,7 @@ def test_06_the_exam_clock_stops_while_paused(trainer: Trainer) -> None:
     clock = trainer.clock
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         clock.advance(100)
         assert app.screen.exam.remaining == 500
@@ -248,7 +251,7 @@ def test_07_ctrl_c_quits_and_the_exam_footer_shows_how(trainer: Trainer) -> None
     app = QuizApp(trainer, cursor_blink=False)
 
     async def script(pilot: Pilot) -> None:
-        await pilot.press("e")
+        await pilot.press("e", "enter")  # Enter starts the exam from its intro
         await until(pilot, lambda: isinstance(app.screen, ExamScreen))
         shown = {binding.binding.key for binding in app.screen.active_bindings.values() if binding.binding.show}
         assert "ctrl+c" in shown
@@ -580,3 +583,178 @@ def test_19_plain_yes_no_takes_n_as_no_says_so_and_confirms_each_answer(tmp_path
     assert "saved: No." in first  # n answered the first solution No, and said so
     assert "saved: Yes. This is the section's last question" in second
     assert second.count("Leave this section?") == 1  # Enter, not n, went on
+
+
+# ----------------------------------------------------------------------------- 20-: a new user's audit
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+def test_20_results_open_on_the_score_and_each_answer_is_one_row(fixed: Trainer, size: tuple[int, int]) -> None:
+    from quiz.screens.results import ResultsScreen
+
+    exam = ExamSession([q for q in fixed.bank.questions if q.group is None][:12], fixed.progress, fixed.clock,
+                       seconds=1440)
+    exam.select("a")
+    result = exam.submit()
+    app = QuizApp(fixed, cursor_blink=False)
+
+    def rows() -> list[str]:
+        listed = [line.strip("▊▎▁▔▆▃▅▂▄▇█ ") for line in screen_text(app).splitlines() if line.startswith("▊")]
+        return [row for row in listed if row]
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ResultsScreen.for_exam(result))
+        await pilot.pause(0.1)
+        shown = screen_text(app)
+        assert app.screen.query_one("#results").scroll_y == 0 and "/ 1000" in shown, shown
+        # A row of the list is its number, its mark and the first words of its prompt: a line on
+        # its own that does not begin so is a fragment of the row above.
+        assert rows() and all(row[:2].strip().isdigit() for row in rows()), shown
+        await pilot.press(*["down"] * 11)  # the page follows the highlight to the last row
+        await pilot.pause(0.1)
+        assert any(row.startswith("12 ") for row in rows()), screen_text(app)
+
+    run(app, script, size=size)
+
+
+@pytest.mark.parametrize("count", [15, 16, 17, 20, 25, 40])
+def test_21_every_exam_of_15_questions_or_more_has_a_case_study_and_a_series(tmp_path: Path, count: int) -> None:
+    # The built-in bank, whose case studies (four or five questions) are longer than the share a
+    # short exam gives any one domain; the app and --plain both take their exam from Trainer.exam.
+    bank = load_bank()
+    for seed in range(8):
+        trainer = Trainer(bank, Progress(tmp_path / f"data-{count}-{seed}"), clock=FakeClock(), seed=seed)
+        exam = trainer.exam(count)
+        kinds = [section.kind for section in exam.sections]
+        assert len(exam.questions) == count, (seed, kinds)
+        assert kinds[0] == "questions" and kinds[-1] == "case" and "series" in kinds, (seed, kinds)
+        trainer.progress.release_exam()
+
+
+def test_22_help_says_in_words_what_each_key_does_and_keeps_the_ids_for_remapping(fixed: Trainer) -> None:
+    import re
+
+    app = QuizApp(fixed, cursor_blink=False)
+    ids = {b.id for screen in [QuizApp, HomeScreen, ExamScreen, QuestionScreen, FeedbackScreen, ExamReviewScreen]
+           for b in screen.BINDINGS if getattr(b, "id", None)}
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("question_mark")
+        await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+        text = app.screen.keys_text().plain
+        keys, remapping = text.split("Remapping keys")
+        assert not [word for word in re.findall(r"[a-z_]+\.[a-z_]+", keys) if word in ids], keys
+        assert "this list of keys" in keys and "next question (on a section's last: the review list)" in keys
+        assert "exam.next_or_review" in remapping and "app.help" in remapping, remapping
+
+    run(app, script)
+
+
+def test_23_the_review_list_marks_an_answer_given_not_with_the_mark_for_right(fixed: Trainer) -> None:
+    exam = exam_of(fixed, "sweep-grid-size", "command-outputs-folder", "pipeline-step-order")
+    exam.select(13)  # answered (and wrong): the list must not say ✓, which means right on every other screen
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(ExamScreen(exam))
+        await pilot.pause()
+        await pilot.press("r")
+        await until(pilot, lambda: isinstance(app.screen, ExamReviewScreen))
+        shown = screen_text(app)
+        assert "✓" not in shown, shown
+        first = next(line for line in shown.splitlines() if " 1 " in line and "configurations" in line)
+        assert "●" in first and "● answered" in shown, shown
+
+    run(app, script)
+
+
+def test_24_e_shows_the_exam_before_its_clock_starts_and_esc_goes_back(tmp_path: Path) -> None:
+    # The built-in bank: a full exam of 40 questions, with its series and case study.
+    trainer = Trainer(load_bank(), Progress(tmp_path / "data"), clock=FakeClock(), seed=1)
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("e")
+        await pilot.pause(0.1)
+        assert not isinstance(app.screen, ExamScreen)  # no clock running unannounced
+        shown = screen_text(app)
+        assert "40 questions" in shown and "80 minutes" in shown, shown
+        assert "Yes/no series" in shown and "Case study" in shown and "f flag" in shown, shown
+        assert trainer.progress.unfinished("exam") is None  # nothing saved while the learner reads
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, HomeScreen))
+        assert trainer.progress.unfinished("exam") is None  # back: no exam to resume
+        await pilot.press("e")
+        await pilot.pause(0.1)
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, ExamScreen))
+        assert len(app.screen.exam.questions) == 40 and app.screen.sub_title == "Exam · 1:20:00 left"
+
+    run(app, script, size=(100, 30))
+
+
+def test_25_the_custom_tests_choices_show_without_colour(fixed: Trainer) -> None:
+    app = QuizApp(fixed, cursor_blink=False)
+
+    def line(words: str) -> str:
+        return next(row for row in screen_text(app).splitlines() if words in row)
+
+    async def script(pilot: Pilot) -> None:
+        await pilot.press("t")
+        await until(pilot, lambda: app.screen.query("#custom-source"))
+        # The second source, the first and third domains, and the timed checkbox.
+        await pilot.press("down", "space", "tab", "space", "down", "down", "space")
+        await pilot.pause()
+        app.screen.query_one("#custom-timed").value = True
+        await pilot.pause()
+        # Chosen: a filled mark; not chosen: none, whatever the colours.
+        assert "●" in line("flagged: flagged in an exam") and "●" not in line("all: the whole bank")
+        assert "X" in line("Compute, data, environments") and "X" in line("MLflow tracking")
+        assert "X" not in line("Command jobs") and "X" not in line("single choice")
+        assert "X" in line("Timed and scored as an exam")
+        app.screen.query_one("#custom-timed").value = False
+        await pilot.pause()
+        assert "X" not in line("Timed and scored as an exam")
+
+    run(app, script, size=(100, 40))
+
+
+def test_26_a_source_url_stays_on_one_line_at_80_columns(fixed: Trainer) -> None:
+    question = fixed.bank.by_id()["command-outputs-folder"]
+    assert max(len(url) for url in question.sources) > 80  # wider than the screen
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(fixed, question.id)())
+        await pilot.press(question.answer, "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        sources = app.screen.query_one(".source")
+        sources.scroll_visible(animate=False)
+        await pilot.pause(0.1)
+        # "Read more:" and one line a URL, the longest whole on its line (the block scrolls sideways).
+        assert sources.size.height == 1 + len(question.sources), sources.size
+        shown = screen_text(app).splitlines()
+        at = next(i for i, line in enumerate(shown) if "Read more:" in line)
+        assert shown[at + 1].strip().startswith("https://learn.microsoft.com/")
+        assert "Enter next question" in shown[at + 1 + len(question.sources)], shown
+
+    run(app, script, size=(80, 24))
+
+
+def test_27_l_lints_the_yaml_on_screen_without_printing_it_again(fixed: Trainer) -> None:
+    from quiz.widgets.text import NumberedCode
+
+    app = QuizApp(fixed, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        await app.push_screen(asking(fixed, "sweep-grid-needs-choice")())
+        await pilot.press("1", "0", "enter")
+        await until(pilot, lambda: isinstance(app.screen, FeedbackScreen))
+        await pilot.press("l")
+        await until(pilot, lambda: bool(app.screen.query("#lint .diagnostic")))
+        panel = app.screen.query_one("#lint")
+        assert not panel.query(NumberedCode)  # the YAML is in the question above, once is enough
+        said = "\n".join(str(widget.render()) for widget in panel.query(".lint-title, .diagnostic"))
+        assert "shown above" in said and "AML302" in said and "line 9: type: uniform" in said, said
+
+    run(app, script)

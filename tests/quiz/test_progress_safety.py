@@ -333,7 +333,7 @@ def test_the_app_owns_the_exam_it_shows(tmp_path: Path) -> None:
 
     async def main() -> None:
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("e")
+            await pilot.press("e", "enter")  # Enter starts the exam from its intro
             for _ in range(100):
                 if isinstance(app.screen, ExamScreen):
                     break
