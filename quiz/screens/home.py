@@ -115,7 +115,9 @@ def _mode(mode: str, key: str, name: str, detail: str) -> Option:
 class DomainPicker(ModalScreen[str | None]):
     """Drill: which domain."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Back", id="picker.back")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Back", id="picker.back"),
+                # A modal screen takes no keys from the app: help is bound here as well.
+                Binding("question_mark", "app.help", "Help", id="picker.help")]
     AUTO_FOCUS = "#domains"
 
     def compose(self):
@@ -141,7 +143,8 @@ class CustomTestPicker(ModalScreen[dict | None]):
     """A custom test: which questions (all, flagged, missed, unseen), which domains and types (none
     ticked: all), how many, practised or timed. Returns the trainer's ``custom`` arguments."""
 
-    BINDINGS = [Binding("escape", "dismiss(None)", "Back", id="custom.back")]
+    BINDINGS = [Binding("escape", "dismiss(None)", "Back", id="custom.back"),
+                Binding("question_mark", "app.help", "Help", id="custom.help")]
     AUTO_FOCUS = "#custom-source"
     SOURCES = {"all": "the whole bank", "flagged": "flagged in an exam", "missed": "wrong last time",
                "unseen": "not met yet"}

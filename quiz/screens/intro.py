@@ -34,6 +34,8 @@ class ExamIntroScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("enter", "dismiss(True)", "Start the exam", id="intro.start"),
         Binding("escape", "dismiss(False)", "Back", id="intro.back"),
+        # A modal screen takes no keys from the app: help is bound here as well.
+        Binding("question_mark", "app.help", "Help", id="intro.help"),
     ]
     AUTO_FOCUS = "#intro"
 

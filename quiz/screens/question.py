@@ -87,7 +87,9 @@ def position_text(question: Question, position: int, total: int, *extra: str) ->
 class ScenarioScreen(ModalScreen[None]):
     """A case study's scenario, to read (and scroll) before or between its questions."""
 
-    BINDINGS = [Binding("escape,c,q", "dismiss(None)", "Back to the question", id="scenario.back")]
+    BINDINGS = [Binding("escape,c,q", "dismiss(None)", "Back to the question", id="scenario.back"),
+                # A modal screen takes no keys from the app: help is bound here as well.
+                Binding("question_mark", "app.help", "Help", id="scenario.help")]
     AUTO_FOCUS = "#scenario"
 
     def __init__(self, question: Question) -> None:

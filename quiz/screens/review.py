@@ -123,6 +123,8 @@ class ConfirmScreen(ModalScreen[bool]):
     BINDINGS = [
         Binding("y", "dismiss(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "dismiss(False)", "No", id="confirm.no"),
+        # A modal screen takes no keys from the app: help is bound here as well.
+        Binding("question_mark", "app.help", "Help", id="confirm.help"),
     ]
     AUTO_FOCUS = "#no"
 

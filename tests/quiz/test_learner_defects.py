@@ -758,3 +758,29 @@ def test_27_l_lints_the_yaml_on_screen_without_printing_it_again(fixed: Trainer)
         assert "shown above" in said and "AML302" in said and "line 9: type: uniform" in said, said
 
     run(app, script)
+
+
+def test_28_every_dialog_opens_help_with_the_question_mark_and_comes_back(tmp_path: Path) -> None:
+    # A modal screen takes no keys from the app, so `?` must be bound on each dialog itself.
+    from quiz.screens.home import CustomTestPicker, DomainPicker
+    from quiz.screens.intro import ExamIntroScreen
+    from quiz.screens.question import ScenarioScreen
+
+    trainer = make_trainer(tmp_path, FakeClock())
+    case = next(q for q in trainer.bank.questions if q.group is not None and q.group.kind == "case")
+    dialogs = [DomainPicker(), CustomTestPicker(10), ExamIntroScreen(list(trainer.bank.questions[:5]), 600),
+               ScenarioScreen(case), ConfirmScreen("Submit now?")]
+    app = QuizApp(trainer, cursor_blink=False)
+
+    async def script(pilot: Pilot) -> None:
+        for dialog in dialogs:
+            app.push_screen(dialog)
+            await until(pilot, lambda: app.screen is dialog)
+            await pilot.press("question_mark")
+            await until(pilot, lambda: isinstance(app.screen, HelpScreen))
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is dialog)
+            app.pop_screen()
+            await pilot.pause()
+
+    run(app, script)
