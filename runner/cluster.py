@@ -301,29 +301,24 @@ class ClusterHost:
                     if os.environ.get(name) != value and name not in ("PATH", "VIRTUAL_ENV")})
         env.update({name: agent.relocate(value) for name, value in (self.plan.environment_variables or {}).items()})
         argv = [agent.relocate(part) for part in launch.argv]
-        # Ray may call an actor unavailable for a moment ("the task may or may not have been
-        # executed"): the agent's start is idempotent per key, so asking again is safe. A node
-        # that stays silent, or is gone, is lost before the process started, as after.
-        unreachable_since = time.monotonic()
-        while True:
-            try:
-                pid = ray.get(agent.actor.start.remote(key, argv, env, agent.relocate(str(launch.log))),
-                              timeout=ANSWER_TIMEOUT)
-                break
-            except ray.exceptions.ActorUnavailableError as error:
-                if time.monotonic() - unreachable_since < UNREACHABLE_GRACE:
-                    time.sleep(0.5)
-                    continue
-                pid, lost = -1, error
-            except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError) as error:
-                pid, lost = -1, error
-            launch.process = RemoteProcess(self, key, pid)
-            agent.processes.append(launch.process)
-            self._lose(agent, lost)
-            return
-        launch.process = RemoteProcess(self, key, pid)
-        launch.pgid = pid
+        launch.process = RemoteProcess(self, key, -1)
         agent.processes.append(launch.process)
+        # Ray may call an actor unavailable for a moment ("the task may or may not have been
+        # executed"): the agent's start is idempotent per key, so asking again is safe, for as
+        # long as a node may be unreachable. A node lost before the process started loses the
+        # process as after (its return code is set): the same rule as a poll's.
+        while launch.process.returncode is None:
+            try:
+                launch.process.pid = launch.pgid = ray.get(
+                    agent.actor.start.remote(key, argv, env, agent.relocate(str(launch.log))), timeout=ANSWER_TIMEOUT)
+                agent.unreachable_since = None
+                return
+            except ray.exceptions.ActorUnavailableError as error:
+                self._lose(agent, error, transient=True)
+                if launch.process.returncode is None:
+                    time.sleep(0.5)
+            except (ray.exceptions.RayError, ray.exceptions.GetTimeoutError) as error:
+                self._lose(agent, error)
 
     def _agent_for(self, launch: distributed.Launch) -> Agent:
         rank = launch.env.get("NODE_RANK")

@@ -311,13 +311,12 @@ sys.exit({call}())
 """
 
 
-def _base_scripts(venv: Path, below: list[str]) -> int:
+def _base_scripts(venv: Path, below: list[str]) -> None:
     """Give ``venv`` the console scripts of the distributions in ``below`` that it lacks: an
     image's programs (``mldesigner``, ``mlflow``) are on a job's PATH there, and a venv layered
-    over a base sees the base's packages but not its scripts. Returns how many it wrote."""
+    over a base sees the base's packages but not its scripts."""
     from importlib import metadata
 
-    written = 0
     for dist in metadata.distributions(path=below):
         for entry in dist.entry_points:
             script = venv / "bin" / entry.name
@@ -326,8 +325,6 @@ def _base_scripts(venv: Path, below: list[str]) -> int:
             script.write_text(_BASE_SCRIPT.format(module=entry.module, head=entry.attr.split(".")[0],
                                                   call=entry.attr))
             script.chmod(0o755)
-            written += 1
-    return written
 
 
 def job_layer(built: Built, folder: Path) -> Path:
@@ -357,8 +354,9 @@ def _build(final: Path, key: str, install: list[str], base: dict[str, str], labe
         _run(label, "creating the virtual environment", staging,
              [uv_bin(), "venv", "--quiet", "--relocatable", "--no-project", "--python", sys.executable,
               str(staging)])
-        _layer(staging, base_site_folders())
-        _base_scripts(staging, base_site_folders())
+        below = base_site_folders()
+        _layer(staging, below)
+        _base_scripts(staging, below)
         log(f"environment {label}: virtual environment over the base ({time.monotonic() - step:.1f} s)")
         installed: list[str] = []
         if install:

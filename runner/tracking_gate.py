@@ -51,13 +51,9 @@ class TokenGate:
             if scope["type"] == "websocket":
                 await send({"type": "websocket.close", "code": 1008})
                 return
-            body = (b'{"error_code": "UNAUTHENTICATED", "message": "this aml-run MLflow server answers only the '
-                    b'jobs it serves: send its token (MLFLOW_TRACKING_TOKEN)"}')
-            await send({"type": "http.response.start", "status": 401,
-                        "headers": [(b"content-type", b"application/json"),
-                                    (b"content-length", str(len(body)).encode()),
-                                    (b"www-authenticate", b'Bearer realm="aml-run"')]})
-            await send({"type": "http.response.body", "body": body})
+            await _answer(send, 401, {"error_code": "UNAUTHENTICATED", "message": "this aml-run MLflow server "
+                                      "answers only the jobs it serves: send its token (MLFLOW_TRACKING_TOKEN)"},
+                          headers=[(b"www-authenticate", b'Bearer realm="aml-run"')])
             return
         if scope["type"] == "http" and scope.get("method") == "PATCH":
             found = RUN_HISTORY_RUN.search(scope.get("path") or "")
@@ -119,10 +115,13 @@ class TokenGate:
         return hmac.compare_digest(given, self.expected)
 
 
-async def _answer(send: Send, status: int, document: Any, raw: bytes | None = None) -> None:
+async def _answer(send: Send, status: int, document: Any, raw: bytes | None = None,
+                  headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    """A JSON answer: ``document``, or the bytes ``raw`` as they are (another app's answer)."""
     body = raw if raw is not None else json.dumps(document).encode()
     await send({"type": "http.response.start", "status": status,
-                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            *(headers or [])]})
     await send({"type": "http.response.body", "body": body})
 
 
