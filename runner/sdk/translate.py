@@ -170,13 +170,7 @@ def rest_input(rest: Mapping[str, Any], base: str) -> Any:
         value = literal(rest.get("value"))
         mode = _mode(_pick(rest, "mode"), INPUT_MOUNT_MAPPING_FROM_REST)
         return {"path": value, "mode": mode} if mode else value
-    written: dict[str, Any] = {"type": str(kind)}
-    uri = _pick(rest, "uri")
-    if uri is not None:
-        written["path"] = absolute(str(uri), base)
-    mode = _mode(_pick(rest, "mode"), INPUT_MOUNT_MAPPING_FROM_REST)
-    if mode:
-        written["mode"] = mode
+    written: dict[str, Any] = {"type": str(kind), **_where(rest, base, INPUT_MOUNT_MAPPING_FROM_REST)}
     for rest_name, yaml_name in (("pathOnCompute", "path_on_compute"), ("path_on_compute", "path_on_compute"),
                                  ("description", "description")):
         if rest.get(rest_name) is not None:
@@ -193,18 +187,25 @@ def rest_output(rest: Mapping[str, Any], base: str) -> Any:
     kind = _pick(rest, "jobOutputType", "job_output_type")
     if kind is not None:
         written["type"] = str(kind)
-    uri = _pick(rest, "uri")
-    if uri is not None:
-        written["path"] = absolute(str(uri), base)
-    mode = _mode(_pick(rest, "mode"), OUTPUT_MOUNT_MAPPING_FROM_REST)
-    if mode:
-        written["mode"] = mode
+    written.update(_where(rest, base, OUTPUT_MOUNT_MAPPING_FROM_REST))
     for rest_names, yaml_name in ((("assetName", "name"), "name"), (("assetVersion", "version"), "version"),
                                   (("description",), "description"),
                                   (("pathOnCompute", "path_on_compute"), "path_on_compute")):
         value = _pick(rest, *rest_names)
         if value is not None:
             written[yaml_name] = value
+    return written
+
+
+def _where(rest: Mapping[str, Any], base: str, modes: Mapping[Any, Any]) -> dict[str, Any]:
+    """An input's or output's ``path`` (its REST ``uri``, made absolute) and ``mode``, those it has."""
+    written: dict[str, Any] = {}
+    uri = _pick(rest, "uri")
+    if uri is not None:
+        written["path"] = absolute(str(uri), base)
+    mode = _mode(_pick(rest, "mode"), modes)
+    if mode:
+        written["mode"] = mode
     return written
 
 
